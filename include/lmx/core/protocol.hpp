@@ -1,0 +1,309 @@
+// The local mutual exclusion protocol of Daymude, Richa and Scheideler (SAND 2022), Algorithms 1-3,
+// as a pure per-node state machine: no IO, no clock, no global RNG, no allocation.
+//
+// A host (simulator, checker, robot firmware) owns the channels, the topology and the
+// disconnection detector. At each activation it hands the node
+//   - the chosen action (and, for a Receive* action, the message and its port),
+//   - the detector's snapshot D of ports cut since the node last acted,
+//   - the ports that currently hold an edge (N(u), needed by InitLock: L <- N[u]),
+//   - a source of randomness for the priority draw,
+// and gets back at most one message per port plus events (lock acquired, unlocked).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "lmx/core/message.hpp"
+#include "lmx/core/ports.hpp"
+
+namespace lmx::core {
+
+/// `state` of Table 1: the lock state of an initiator. `idle` is the paper's bottom.
+enum class InitiatorState : std::uint8_t { idle, prepare, compete, win, locked, unlock };
+/// `phase` of Table 1: the algorithm phase of a participant. `idle` is the paper's bottom.
+enum class ParticipantPhase : std::uint8_t { idle, prepare, compete };
+
+/// Which algorithm runs. `paper` is Algorithms 1-3 exactly as printed, kept as the reference with
+/// its defects (docs/errata.md); `repaired` applies the smallest repairs that the exhaustive
+/// checker proves sufficient, and is the default.
+enum class Variant : std::uint8_t { paper, repaired };
+inline constexpr Variant default_variant = Variant::repaired;
+
+/// Every action of Algorithms 1-3. InitLock and InitUnlock run when the application calls
+/// Lock / Unlock; Receive* run when the adversary delivers a message; the rest are guarded.
+enum class Action : std::uint8_t {
+  init_lock,           // Alg. 1 line 1
+  receive_prepare,     // Alg. 1 line 6
+  receive_ready,       // Alg. 1 line 12
+  check_start,         // Alg. 1 line 15
+  clean_up,            // Alg. 1 line 20 (the action; the helper is line 22)
+  receive_request,     // Alg. 2 line 1
+  check_priorities,    // Alg. 2 line 5
+  receive_win,         // Alg. 2 line 11
+  check_win,           // Alg. 2 line 14
+  receive_set_lock,    // Alg. 2 line 23
+  receive_ack_lock,    // Alg. 2 line 27
+  check_done,          // Alg. 2 line 30
+  init_unlock,         // Alg. 3 line 1
+  receive_release,     // Alg. 3 line 6
+  receive_ack_unlock,  // Alg. 3 line 9
+  check_unlocked,      // Alg. 3 line 12
+};
+inline constexpr unsigned action_count = 16;
+
+/// A set of actions as a bit mask (bit i = Action i).
+struct ActionSet {
+  std::uint16_t bits = 0;
+  [[nodiscard]] constexpr bool contains(Action a) const { return (bits >> static_cast<unsigned>(a)) & 1u; }
+  constexpr void insert(Action a) { bits = static_cast<std::uint16_t>(bits | (1u << static_cast<unsigned>(a))); }
+  [[nodiscard]] constexpr bool empty() const { return bits == 0; }
+  constexpr bool operator==(const ActionSet&) const = default;
+};
+
+/// The guarded (non-message, non-API) actions.
+inline constexpr std::array<Action, 6> guarded_actions = {Action::check_start,     Action::clean_up,
+                                                          Action::check_priorities, Action::check_win,
+                                                          Action::check_done,      Action::check_unlocked};
+
+/// The Receive* action that handles a message kind.
+[[nodiscard]] constexpr Action receive_action(MessageKind kind) {
+  constexpr std::array<Action, message_kind_count> table = {
+      Action::receive_prepare,  Action::receive_ready,    Action::receive_request, Action::receive_win,
+      Action::receive_set_lock, Action::receive_ack_lock, Action::receive_release, Action::receive_ack_unlock};
+  return table[static_cast<unsigned>(kind)];
+}
+[[nodiscard]] constexpr bool is_receive(Action a) {
+  switch (a) {
+    case Action::receive_prepare:
+    case Action::receive_ready:
+    case Action::receive_request:
+    case Action::receive_win:
+    case Action::receive_set_lock:
+    case Action::receive_ack_lock:
+    case Action::receive_release:
+    case Action::receive_ack_unlock:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Protocol parameters shared by all nodes of a system.
+struct Config {
+  unsigned delta = 8;  ///< ports per node, Delta
+  unsigned k = 4;      ///< number of priority values, K (2..32)
+  Variant variant = default_variant;
+};
+inline constexpr unsigned k_min = 2;
+inline constexpr unsigned k_max = 32;
+
+/// Bits of one priority: ceil(log2 K) for K <= 32.
+inline constexpr unsigned priority_planes = 5;
+
+/// W of Table 1: port-outcome pairs of win messages, as two registers (a port may in principle
+/// hold both outcomes; the set semantics, and so |W|, stay exact).
+template <class Word>
+struct WinOutcomes {
+  PortSet<Word> won;   ///< ports with (l, true) in W
+  PortSet<Word> lost;  ///< ports with (l, false) in W
+  [[nodiscard]] constexpr unsigned size() const { return won.size() + lost.size(); }
+  constexpr void clear() { won.clear(), lost.clear(); }
+  constexpr void erase(PortSet<Word> ports) { won -= ports, lost -= ports; }
+  constexpr bool operator==(const WinOutcomes&) const = default;
+};
+
+/// P of Table 1: port-priority pairs of the candidates, stored as bit planes so that "the unique
+/// highest priority" is five AND operations instead of a scan over ports.
+template <class Word>
+struct Priorities {
+  PortSet<Word> ports;                              ///< ports l with some (l, p) in P
+  std::array<Word, priority_planes> planes{};       ///< plane b holds bit b of each port's p
+  [[nodiscard]] constexpr unsigned size() const { return ports.size(); }
+  [[nodiscard]] constexpr unsigned get(Port l) const {
+    unsigned p = 0;
+    for (unsigned b = 0; b < priority_planes; ++b) p |= static_cast<unsigned>((planes[b] >> l) & 1u) << b;
+    return p;
+  }
+  constexpr void set(Port l, unsigned p) {
+    ports.insert(l);
+    for (unsigned b = 0; b < priority_planes; ++b) {
+      const Word bit = static_cast<Word>(Word{1} << l);
+      planes[b] = static_cast<Word>(((p >> b) & 1u) ? (planes[b] | bit) : (planes[b] & ~bit));
+    }
+  }
+  constexpr void erase(PortSet<Word> gone) {
+    ports -= gone;
+    for (auto& plane : planes) plane = static_cast<Word>(plane & ~gone.bits());
+  }
+  constexpr void clear() { *this = Priorities{}; }
+  /// Ports that hold the highest priority in P (empty iff P is empty).
+  [[nodiscard]] constexpr PortSet<Word> highest() const {
+    Word best = ports.bits();
+    for (unsigned b = priority_planes; b-- > 0;) {
+      const Word with = static_cast<Word>(best & planes[b]);
+      if (with != 0) best = with;
+    }
+    return PortSet<Word>(best);
+  }
+  constexpr bool operator==(const Priorities&) const = default;
+};
+
+/// All variables of Table 1 for one node. Plain data: copy, compare and hash freely.
+template <class Word>
+struct NodeState {
+  using Ports = PortSet<Word>;
+  Ports lock_set;            ///< L: ports u intends to lock
+  Ports replied;             ///< R: ports that replied ready / ack-lock / ack-unlock
+  WinOutcomes<Word> win_outcomes;  ///< W
+  Ports on_hold;             ///< H: ports on hold for the next competition to lock u
+  Ports applicants;          ///< A: applicants that may join the competition to lock u
+  Ports candidates;          ///< C: candidates competing to lock u
+  Priorities<Word> priorities;     ///< P: candidates' priorities
+  Port lock_port = no_port;  ///< lock: no_port (bottom), 0 (self) or the port of the locker
+  InitiatorState state = InitiatorState::idle;
+  ParticipantPhase phase = ParticipantPhase::idle;
+  constexpr bool operator==(const NodeState&) const = default;
+};
+
+/// Register widths offered: Delta <= 7, 15, 31, 63.
+using State8 = NodeState<std::uint8_t>;
+using State16 = NodeState<std::uint16_t>;
+using State32 = NodeState<std::uint32_t>;
+using State64 = NodeState<std::uint64_t>;
+static_assert(sizeof(State16) <= 32, "Delta <= 15 with K <= 32 must fit 32 bytes");
+static_assert(sizeof(State64) <= 128, "Delta <= 63 must fit 128 bytes");
+
+/// The paper's O(Delta) accounting of Table 1 (Section 4, last lemma), in bits: lock takes
+/// ceil(log2(Delta + 2)), state 3, phase 2, each of L, R, H, A, C one bit per port 0..Delta, W two
+/// bits per port, P one presence bit and ceil(log2 K) priority bits per port.
+[[nodiscard]] unsigned paper_state_bits(unsigned delta, unsigned k);
+/// The bits our layout actually occupies for registers of `register_bits` bits.
+[[nodiscard]] unsigned layout_state_bits(unsigned register_bits);
+
+/// Uniform draw in [0, bound) supplied by the host. Type-erased so the core stays a compiled
+/// library; called at most once per activation (CheckStart, CheckWin).
+class PriorityDraw {
+ public:
+  using Fn = unsigned (*)(void* context, unsigned bound);
+  constexpr PriorityDraw(Fn fn, void* context) : fn_(fn), context_(context) {}
+  /// Wraps any object with `unsigned operator()(unsigned bound)`.
+  template <class F>
+  static PriorityDraw from(F& f) {
+    return PriorityDraw([](void* c, unsigned bound) { return static_cast<unsigned>((*static_cast<F*>(c))(bound)); },
+                        &f);
+  }
+  unsigned operator()(unsigned bound) const { return fn_(context_, bound); }
+
+ private:
+  Fn fn_;
+  void* context_;
+};
+
+/// What the host tells the node at the start of an activation.
+template <class Word>
+struct Context {
+  PortSet<Word> disconnected;  ///< D: snapshot of the disconnection detector (ports 1..Delta)
+  PortSet<Word> neighbours;    ///< N(u): ports 1..Delta that hold an edge now
+};
+
+/// One activation: the chosen action and, for Receive* actions, the delivered message.
+struct Activation {
+  Action action = Action::clean_up;
+  Port port = self_port;  ///< port the message arrived on (Receive* only)
+  Message message{};      ///< the message (Receive* only)
+};
+
+/// One Send(m, ports) group; an action emits at most three groups.
+template <class Word>
+struct Send {
+  PortSet<Word> ports;
+  Message message;
+};
+
+enum class Status : std::uint8_t {
+  ok,
+  not_enabled,     ///< the guard is false, or the message kind does not match the action
+  rejected,        ///< Lock/Unlock called in a state that forbids it (API contract); nothing changed
+  invalid_input,   ///< a port outside 0..Delta, D containing port 0, or a malformed message
+};
+[[nodiscard]] std::string_view to_string(Status s);
+
+/// Everything an activation produces.
+template <class Word>
+struct Effects {
+  Status status = Status::ok;
+  std::array<Send<Word>, 3> sends{};
+  std::uint8_t send_count = 0;
+  /// Some port was sent two messages in one activation (the model allows one): a protocol defect.
+  bool port_sent_twice = false;
+  /// A request-lock arrived from a port already in P with another priority; P, as a set of pairs,
+  /// would hold two pairs for one port, which the bit planes cannot represent (never happens on
+  /// reachable states of either variant; the checker and property tests watch for it).
+  bool priority_overwritten = false;
+  bool lock_acquired = false;   ///< CheckDone returned L
+  bool unlocked = false;        ///< CheckUnlocked finished
+  PortSet<Word> locked_ports;   ///< L at CheckDone (the lock set the request obtained)
+
+  [[nodiscard]] PortSet<Word> sent_ports() const {
+    PortSet<Word> all;
+    for (unsigned i = 0; i < send_count; ++i) all |= sends[i].ports;
+    return all;
+  }
+};
+
+/// Algorithms 1-3 for registers of type Word. Stateless apart from the configuration.
+template <class Word>
+class Protocol {
+ public:
+  using Ports = PortSet<Word>;
+  using State = NodeState<Word>;
+  using Out = Effects<Word>;
+  static constexpr unsigned max_delta = Ports::capacity - 1;
+
+  explicit Protocol(Config config);
+  [[nodiscard]] const Config& config() const { return config_; }
+
+  /// Guarded actions whose guard holds (CheckStart, CleanUp, CheckPriorities, CheckWin,
+  /// CheckDone, CheckUnlocked). Receive* actions are enabled by a waiting message alone.
+  [[nodiscard]] ActionSet enabled_guarded(const State& s) const;
+  [[nodiscard]] bool guard(const State& s, Action a) const;
+
+  /// Lock: runs InitLock if state = bottom, otherwise returns `rejected` and changes nothing
+  /// (the host must then keep the detector's snapshot for the next activation).
+  [[nodiscard]] Out lock(State& s, const Context<Word>& ctx) const;
+  /// Unlock: runs InitUnlock if state = LOCKED, otherwise `rejected`.
+  [[nodiscard]] Out unlock(State& s, const Context<Word>& ctx) const;
+  /// Executes one activation. InitLock / InitUnlock go through lock() / unlock().
+  [[nodiscard]] Out step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const;
+
+ private:
+  Config config_;
+  Ports all_ports_;  // 0..Delta
+
+  void clean_up(State& s, const Context<Word>& ctx, Out& out) const;
+  static void send(Out& out, Ports ports, Message m);
+  [[nodiscard]] bool valid(const Context<Word>& ctx) const;
+};
+
+extern template class Protocol<std::uint8_t>;
+extern template class Protocol<std::uint16_t>;
+extern template class Protocol<std::uint32_t>;
+extern template class Protocol<std::uint64_t>;
+
+[[nodiscard]] std::string_view to_string(InitiatorState s);
+[[nodiscard]] std::string_view to_string(ParticipantPhase p);
+[[nodiscard]] std::string_view to_string(Variant v);
+[[nodiscard]] std::string_view to_string(Action a);
+bool parse_variant(std::string_view name, Variant& out);
+bool parse_action(std::string_view name, Action& out);
+
+/// Smallest register width (bits) able to hold ports 0..delta, or 0 if delta > 63.
+[[nodiscard]] constexpr unsigned register_bits_for(unsigned delta) {
+  return delta <= 7 ? 8 : delta <= 15 ? 16 : delta <= 31 ? 32 : delta <= 63 ? 64 : 0;
+}
+
+/// Library version.
+inline constexpr std::string_view version = "0.1.0";
+
+}  // namespace lmx::core
