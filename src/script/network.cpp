@@ -20,13 +20,14 @@ std::string format_ports(Ports ports) {
   return s + "}";
 }
 
-namespace {
 std::string format_message(Message m) {
   std::string s(core::to_string(m.kind));
   if (m.kind == MessageKind::request_lock) s += "(" + std::to_string(m.value) + ")";
   if (m.kind == MessageKind::win) s += m.value ? "(true)" : "(false)";
   return s;
 }
+
+namespace {
 std::string node_name(unsigned u) { return "n" + std::to_string(u); }
 }  // namespace
 
@@ -113,6 +114,7 @@ unsigned Network::draw_priority(unsigned bound) {
 }
 
 std::string Network::apply(unsigned u, const std::string& what, const core::Effects<Word>& fx) {
+  last_effects_ = fx;
   if (fx.status != core::Status::ok) return node_name(u) + " " + what + ": " + std::string(core::to_string(fx.status));
   nodes_[u].disconnected.clear();  // the snapshot was consumed by this action
   std::ostringstream line;

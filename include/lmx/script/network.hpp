@@ -71,6 +71,17 @@ class Network {
   /// Lock set of u as the paper defines it: v with lock(v) = label_v(u), plus u if lock(u) = 0.
   [[nodiscard]] std::vector<unsigned> lock_set_of(unsigned u) const;
 
+  /// Effects of the last activation that ran (status ok or not).
+  [[nodiscard]] const core::Effects<Word>& last_effects() const { return last_effects_; }
+  /// Messages in transit along the edge at u's port, both directions (property P4 bounds it by 2).
+  [[nodiscard]] std::size_t in_transit_on_edge(unsigned u, core::Port port) const;
+  /// Every violated invariant, one readable line each (empty when all hold): the local invariants of
+  /// Table 1's sets (C and A disjoint, ports of P within C, H disjoint from A and C, registers
+  /// within ports 0..Delta, lock within bottom and 0..Delta), P1 (lock sets pairwise disjoint),
+  /// P2 (a LOCKED node's lock set holds every port of L whose edge persisted since it last acted),
+  /// P4 (at most two messages in transit on an edge), and the defect flags of the last activation.
+  [[nodiscard]] std::vector<std::string> violations() const;
+
  private:
   struct Link {
     unsigned node = 0;
@@ -91,6 +102,7 @@ class Network {
   std::deque<unsigned> scripted_priorities_;
   std::uint64_t rng_state_ = 0x9E3779B97F4A7C15ull;
   std::uint64_t next_message_id_ = 1;
+  core::Effects<Word> last_effects_{};
 
   core::Context<Word> context(unsigned u) const;
   unsigned draw_priority(unsigned bound);
@@ -102,5 +114,7 @@ class Network {
 
 /// "{0,2,3}" for a port set.
 std::string format_ports(Ports ports);
+/// "request-lock(2)", "win(true)", "ack-lock": the paper's spelling of a message.
+std::string format_message(core::Message m);
 
 }  // namespace lmx::script
