@@ -171,7 +171,7 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
            if (l.empty()) break;
            out.push_back(std::move(l));
          }
-         if (steps == max && !network().step_any().empty())
+         if (steps == max && network().can_step())
            out.push_back("stopped after " + std::to_string(max) + " steps: still changing");
        }},
       {"state",

@@ -188,6 +188,13 @@ bool Network::quiescent() const {
   return true;
 }
 
+bool Network::can_step() const {
+  if (!quiescent()) return true;
+  for (unsigned u = 0; u < nodes_.size(); ++u)
+    if (effective_guarded(u)) return true;
+  return false;
+}
+
 std::string Network::step_any() {
   // Oldest message first (a fair, FIFO-like delivery for readable demos).
   std::uint64_t best = 0;

@@ -63,6 +63,8 @@ class Network {
   /// Guarded actions enabled at u, and whether any message waits for it.
   [[nodiscard]] core::ActionSet enabled(unsigned u) const { return protocol_.enabled_guarded(state(u)); }
   [[nodiscard]] bool quiescent() const;
+  /// Whether step_any() would change something (a message waits, or an effective guarded action).
+  [[nodiscard]] bool can_step() const;
 
   /// Table-1 registers of u in the paper's notation, one line.
   [[nodiscard]] std::string describe(unsigned u) const;
