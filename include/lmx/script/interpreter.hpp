@@ -31,6 +31,8 @@ class Interpreter {
  public:
   /// Runs one command line; returns its output lines.
   std::vector<std::string> execute(std::string_view line);
+  /// The network built by the last `net` command, or null before the first.
+  [[nodiscard]] Network* network() { return net_ ? &*net_ : nullptr; }
 
  private:
   std::optional<Network> net_;

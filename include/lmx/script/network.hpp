@@ -53,7 +53,8 @@ class Network {
   std::string act(unsigned u, core::Action action);
   /// Runs one deterministic step that changes something: the oldest waiting message anywhere is
   /// delivered, else the first enabled guarded action (node order, action order) whose execution
-  /// changes the node's state or sends a message. Returns empty when nothing can change.
+  /// changes the node's state or sends a message. Returns empty when nothing can change. Not weakly
+  /// fair: while messages keep flowing, guarded actions wait (use round() for fair progress).
   std::string step_any();
   /// One synchronous round of the semi-synchronous schedule with every node activated: each node
   /// runs its first effective guarded action, else receives its oldest message sent before the
