@@ -24,7 +24,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version print through CLI11; a usage error is one line, like every other error.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "lmx: error: " << e.what() << " (see lmx --help)\n";
+    return e.get_exit_code();
   } catch (const Failure& e) {
     std::cerr << "lmx: error: " << e.what() << "\n";
     return e.exit_code;

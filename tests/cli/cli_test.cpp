@@ -1,0 +1,94 @@
+// End-to-end tests of the `lmx` tool: the binary is run as a user would run it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr, interleaved
+};
+
+Result run_lmx(const std::string& args) {
+  const std::string command = std::string("'") + LMX_BINARY + "' " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) r.out += buffer.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::size_t line_count(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(Info, JsonHasTheDocumentedKeys) {
+  const auto r = run_lmx("info --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"version", "variants", "k_range", "delta_range", "message_bits", "register_widths"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["variants"], (nlohmann::json{"paper", "repaired"}));
+  EXPECT_EQ(j["message_bits"], 8);  // P6: one byte per message
+  ASSERT_FALSE(j["register_widths"].empty());
+  for (const auto& w : j["register_widths"])
+    for (const char* key : {"register_bits", "delta_max", "node_state_bytes"}) EXPECT_TRUE(w.contains(key)) << key;
+}
+
+TEST(Info, NodeStateFitsTheMemoryBudget) {  // P5
+  const auto j = nlohmann::json::parse(run_lmx("info --json").out);
+  bool saw15 = false, saw63 = false;
+  for (const auto& w : j["register_widths"]) {
+    const auto delta_max = w["delta_max"].get<unsigned>();
+    const auto bytes = w["node_state_bytes"].get<unsigned>();
+    if (delta_max == 15) {
+      EXPECT_LE(bytes, 32u);
+      saw15 = true;
+    }
+    if (delta_max == 63) {
+      EXPECT_LE(bytes, 128u);
+      saw63 = true;
+    }
+  }
+  EXPECT_TRUE(saw15);
+  EXPECT_TRUE(saw63);
+}
+
+TEST(Demo, BothRequestsSucceedOnEachVariant) {
+  for (const char* variant : {"paper", "repaired"}) {
+    const auto r = run_lmx(std::string("demo --variant ") + variant);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("both requests succeeded"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Errors, UnknownVariantIsOneLineAndNonZero) {
+  const auto r = run_lmx("demo --variant nope");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("nope"), std::string::npos) << r.out;
+}
+
+TEST(Errors, UnknownSubcommandIsOneLineAndNonZero) {
+  const auto r = run_lmx("frobnicate");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.out), 1u) << r.out;
+}
+
+TEST(Errors, HelpStillPrintsTheUsage) {
+  const auto r = run_lmx("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("demo"), std::string::npos) << r.out;
+}
+
+}  // namespace
