@@ -62,7 +62,7 @@ function plot(id, { xs, series, xLabel, yLabel, bars = false, step = false, xTim
   const opts = {
     width: width(el),
     height: 240,
-    scales: { x: { time: xTime } },
+    scales: { x: { time: xTime }, y: bars ? { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } : {} },
     axes: [{ label: xLabel }, { label: yLabel }],
     legend: { show: series.length > 1 },
     series: [{ label: xLabel }, ...series.map((s) => ({
@@ -80,7 +80,7 @@ function categorical(id, labels, ys, colour, yLabel) {
   el.dataset.points = String(labels.length);
   const xs = labels.map((_, i) => i);
   const u = new uPlot({
-    width: width(el), height: 240, scales: { x: { time: false, range: [-0.6, labels.length - 0.4] } },
+    width: width(el), height: 240, scales: { x: { time: false, range: [-0.6, labels.length - 0.4] }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } },
     axes: [{ values: (_, ticks) => ticks.map((t) => (Number.isInteger(t) ? labels[t] ?? '' : '')), space: 40, incrs: [1] }, { label: yLabel }],
     legend: { show: false },
     series: [{}, { label: yLabel, stroke: colour, fill: colour + 'aa', paths: uPlot.paths.bars({ size: [0.7, 80] }), points: { show: false } }],

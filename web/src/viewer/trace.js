@@ -4,7 +4,7 @@
 // Strict about required fields, tolerant of extra fields and of event kinds it does not know.
 
 export const SCHEMA = 1;
-export const CHECKPOINT = 1024;
+export const CHECKPOINT = 4096;
 
 export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11 };
 const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11 };
@@ -178,7 +178,7 @@ export function indexTrace(text, { onProgress } = {}) {
   for (let i = 0; i < count; i++) {
     const line = i + 2;
     const raw = text.slice(off[i], off[i + 1]);
-    if (raw.trim() === '') {
+    if (raw.length < 4 && raw.trim() === '') {
       if (i === count - 1) break;
       error = new TraceError(line, 'empty line inside the trace');
       break;
