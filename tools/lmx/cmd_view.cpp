@@ -66,6 +66,7 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
           if (once && success && !served.exchange(true)) stopper = std::thread([&server] { server.stop(); });
         });
   });
+  if (once) server.set_keep_alive_max_count(1);  // no idle keep-alive connection delays the stop
   const std::string host = "127.0.0.1";
   int bound = port;
   if (port == 0) {
