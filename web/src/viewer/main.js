@@ -32,6 +32,7 @@ function showError(msg) {
 async function loadText(text, name) {
   showError('');
   document.body.dataset.ready = '0';
+  document.body.dataset.shown = '0';
   $('title').textContent = `loading ${name}…`;
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   const t0 = performance.now();
@@ -52,13 +53,9 @@ async function loadText(text, name) {
   ui.loadMs = performance.now() - t0;
   ui.selected = null;
   ui.view = { scale: 1, x: 0, y: 0 };
+  ui.name = name;
   document.body.classList.add('loaded');
-  const problems = [];
-  if (trace.error) problems.push(`${name}, ${trace.error.message}. Showing the ${trace.events} events before it.`);
-  for (const w of trace.warnings) problems.push(`${name}: ${w}`);
-  showError(problems.join('\n'));
   const h = trace.header;
-  $('title').textContent = `${name} — ${trace.events.toLocaleString()} events`;
   $('info').innerHTML = '';
   const rows = [
     ['source', h.source], ['variant', h.variant], ['nodes', h.nodes], ['Δ, K', `${h.delta}, ${h.k}`],
@@ -68,16 +65,42 @@ async function loadText(text, name) {
   ];
   if (h.scenario && h.scenario.detail) rows.push(['detail', h.scenario.detail]);
   $('info').append(table(rows));
-  $('scrub').max = String(trace.events);
-  document.body.dataset.ready = trace.error ? 'partial' : '1';
+  reportProblems();
   const params = new URLSearchParams(location.search);
   goto(params.has('t') ? Number(params.get('t')) : 0);
   if (params.has('node')) select(Number(params.get('node')));
+  document.body.dataset.shown = '1';
+  ui.shownAt = performance.now();
+  // every line's JSON is checked once, in slices, after the first frame
+  trace.validate((err) => {
+    if (ui.trace !== trace) return;
+    if (err && (!trace.error || err.line < trace.error.line)) damaged(err);
+    document.body.dataset.ready = trace.error ? 'partial' : '1';
+  });
+}
+
+// The trace has a damaged line: keep the events before it.
+function damaged(err) {
+  const tr = ui.trace;
+  tr.error = err;
+  tr.truncate(err.line - 1);
+  reportProblems();
+  goto(Math.min(ui.t, tr.events));
+}
+
+function reportProblems() {
+  const tr = ui.trace;
+  const problems = [];
+  if (tr.error) problems.push(`${ui.name}, ${tr.error.message}. Showing the ${tr.events} events before it.`);
+  for (const w of tr.warnings) problems.push(`${ui.name}: ${w}`);
+  showError(problems.join('\n'));
+  $('title').textContent = `${ui.name} — ${tr.events.toLocaleString('en')} events`;
+  $('scrub').max = String(tr.events);
 }
 
 async function loadFile(file) {
   try {
-    loadText(await file.text(), file.name);
+    loadText(new Uint8Array(await file.arrayBuffer()), file.name);
   } catch (err) {
     showError(`Cannot read ${file.name}: ${err}`);
   }
@@ -159,11 +182,16 @@ function goto(t) {
   const tr = ui.trace;
   if (!tr) return;
   ui.t = Math.max(0, Math.min(tr.events, Math.round(t)));
-  ui.sys = tr.stateAt(ui.t);
-  ui.waits = waitsFor(ui.sys, tr.header.variant);
-  $('scrub').value = String(ui.t);
-  updatePanel();
-  draw();
+  try {
+    ui.sys = tr.stateAt(ui.t);
+    ui.waits = waitsFor(ui.sys, tr.header.variant);
+    $('scrub').value = String(ui.t);
+    updatePanel();
+    draw();
+  } catch (err) {
+    if (!(err instanceof TraceError) || !err.line) throw err;
+    damaged(err);  // a line that the index pass could not see was damaged
+  }
 }
 function step(d) { goto(ui.t + d); }
 function jump(codes, label) {
@@ -612,7 +640,8 @@ ui.loadText = loadText;
 const src = new URLSearchParams(location.search).get('trace');
 if (src) {
   fetch(src)
-    .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.text(); })
+    .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.arrayBuffer(); })
+    .then((buf) => new Uint8Array(buf))
     .then((text) => loadText(text, decodeURIComponent(src.split('/').pop())))
     .catch((err) => { showError(`Cannot fetch ${src}: ${err.message}`); document.body.dataset.ready = 'error'; });
 } else {

@@ -36,20 +36,21 @@ export class TraceError extends Error {
 const EMPTY_REGS = { L: [], R: [], W: [], H: [], A: [], C: [], P: [] };
 export const IDLE_NODE = { lock: 'BOT', state: 'BOT', phase: 'BOT', regs: EMPTY_REGS, D: [], t: 0, action: null };
 
-/// The observed system after some prefix of the trace.
+/// The observed system after some prefix of the trace, kept compact: each node's last `act` and
+/// each message in transit are stored as event positions and parsed only when shown.
 export class SystemState {
   constructor(n) {
-    this.nodes = new Array(n).fill(IDLE_NODE);  // last act of each node (the parsed event)
+    this.nodeT = new Float64Array(n);           // position of each node's last act (0: none yet)
     this.links = new Map();                     // u * 256 + port -> {node, port}
     this.edges = new Map();                     // "u:pu" of the smaller end -> {u, pu, v, pv, t}
-    this.transit = new Map();                   // message id -> send event
+    this.transit = new Map();                   // message id -> position of its send event
     this.pos = null;                            // Float64Array(2n) once a move happened
     this.locks = 0;                             // completed Lock calls so far
     this.detector = new Map();                  // node -> ports cut since it last acted (D)
   }
   clone() {
     const c = new SystemState(0);
-    c.nodes = this.nodes.slice();
+    c.nodeT = this.nodeT.slice();
     c.links = new Map(this.links);
     c.edges = new Map(this.edges);
     c.transit = new Map(this.transit);
@@ -59,42 +60,57 @@ export class SystemState {
     c.initialPos = this.initialPos;
     return c;
   }
-  apply(e) {
-    switch (e.ev) {
-      case 'connect':
+  /// Applies one scanned event (see scan()) at position t.
+  apply(e, t) {
+    switch (e.code) {
+      case KIND.connect:
         this.links.set(e.u * 256 + e.pu, { node: e.v, port: e.pv });
         this.links.set(e.v * 256 + e.pv, { node: e.u, port: e.pu });
-        this.edges.set(edgeKey(e), { u: e.u, pu: e.pu, v: e.v, pv: e.pv, t: e.t });
+        this.edges.set(edgeKey(e), { u: e.u, pu: e.pu, v: e.v, pv: e.pv, t });
         break;
-      case 'cut':
+      case KIND.cut:
         this.links.delete(e.u * 256 + e.pu);
         this.links.delete(e.v * 256 + e.pv);
         this.edges.delete(edgeKey(e));
         this.detector.set(e.u, [...(this.detector.get(e.u) || []), e.pu]);
         if (e.v !== e.u || e.pv !== e.pu) this.detector.set(e.v, [...(this.detector.get(e.v) || []), e.pv]);
         break;
-      case 'move':
+      case KIND.move:
         if (!this.pos) this.pos = this.initialPos.slice();
         this.pos[2 * e.node] = e.x;
         this.pos[2 * e.node + 1] = e.y;
         break;
-      case 'send':
-        if (e.to !== null) this.transit.set(e.id, e);
+      case KIND.send:
+        if (e.to !== null) this.transit.set(e.id, t);
         break;
-      case 'lost':
+      case KIND.lost:
         this.transit.delete(e.id);
         break;
-      case 'act':
-        if (e.msg !== null && e.msg !== undefined) this.transit.delete(e.msg);
-        this.nodes[e.node] = e;
+      case KIND.act:
+        if (e.msg !== null) this.transit.delete(e.msg);
+        this.nodeT[e.node] = t;
         this.detector.delete(e.node);
         break;
-      case 'done':
-        if (e.op === 'lock') this.locks += 1;
+      case KIND.done_lock:
+        this.locks += 1;
         break;
       default:
         break;
     }
+  }
+}
+
+/// What the page draws at one step: SystemState with the node registers and messages parsed.
+export class View {
+  constructor(sys, trace) {
+    this.nodes = Array.from(sys.nodeT, (t) => (t ? trace.parsed(t) : IDLE_NODE));
+    this.transit = new Map();
+    for (const [id, t] of sys.transit) this.transit.set(id, trace.parsed(t));
+    this.links = sys.links;
+    this.edges = sys.edges;
+    this.pos = sys.pos;
+    this.locks = sys.locks;
+    this.detector = sys.detector;
   }
   /// The node and port at the other end of u's port, or null.
   peer(u, port) { return port === 0 ? { node: u, port: 0 } : this.links.get(u * 256 + port) || null; }
@@ -108,6 +124,145 @@ export class SystemState {
     }
     return out.sort((a, b) => a - b);
   }
+}
+
+// ---- fast field access on one line's bytes, without a full JSON.parse (the index reads 10^6 lines) ----
+// tokenize() walks the line once, checks that strings, objects and arrays are closed, and records
+// where each top-level key starts and where its value starts.
+const keyStart = new Int32Array(64), keyEnd = new Int32Array(64), valStart = new Int32Array(64);
+let keyCount = 0;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const KEYS = new Map();
+const kb = (name) => { const b = encoder.encode(name); KEYS.set(name, b); return b; };
+
+function tokenize(b, i, n) {
+  keyCount = 0;
+  let depth = 0, expectKey = false;
+  while (n > i && (b[n - 1] === 10 || b[n - 1] === 13 || b[n - 1] === 32)) n--;
+  while (i < n) {
+    const c = b[i];
+    if (c === 34) {
+      let j = i + 1;
+      for (;;) {
+        if (j >= n) return false;
+        const d = b[j];
+        if (d === 92) j += 2; else if (d === 34) break; else j++;
+      }
+      if (expectKey) {
+        let k = j + 1;
+        while (b[k] === 32) k++;
+        if (b[k] !== 58) return false;
+        if (keyCount < 64) { keyStart[keyCount] = i + 1; keyEnd[keyCount] = j; valStart[keyCount] = k + 1; keyCount++; }
+        expectKey = false;
+        i = k + 1;
+        continue;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === 123 || c === 91) { depth++; if (depth === 1) { if (c !== 123) return false; expectKey = true; } }
+    else if (c === 125 || c === 93) { depth--; if (depth < 0 || (depth === 0 && i !== n - 1)) return false; }
+    else if (c === 44 && depth === 1) expectKey = true;
+    i++;
+  }
+  return depth === 0 && keyCount > 0;
+}
+function valueAt(b, name) {
+  const key = KEYS.get(name) || kb(name), len = key.length;
+  outer: for (let k = 0; k < keyCount; k++) {
+    const s = keyStart[k];
+    if (keyEnd[k] - s !== len) continue;
+    for (let q = 0; q < len; q++) if (b[s + q] !== key[q]) continue outer;
+    let j = valStart[k];
+    while (b[j] === 32) j++;
+    return j;
+  }
+  return -1;
+}
+function intField(b, key, line, ev, nullable = false) {
+  const j = valueAt(b, key);
+  if (j < 0) throw new TraceError(line, `"${ev}" event lacks required field "${key}"`);
+  if (nullable && b[j] === 110 && b[j + 1] === 117 && b[j + 2] === 108 && b[j + 3] === 108) return null;
+  let k = j, neg = false, v = 0;
+  if (b[k] === 45) { neg = true; k++; }
+  const s = k;
+  for (let c = b[k]; c >= 48 && c <= 57; c = b[++k]) v = v * 10 + (c - 48);
+  if (k === s) throw new TraceError(line, `"${ev}" event: field "${key}" is not ${nullable ? 'an integer or null' : 'an integer'}`);
+  return neg ? -v : v;
+}
+function strField(b, key) {
+  const j = valueAt(b, key);
+  if (j < 0 || b[j] !== 34) return null;
+  let k = j + 1, out = '';
+  for (let c = b[k]; c !== 34 && k - j < 64; c = b[++k]) out += String.fromCharCode(c);
+  return out;
+}
+function numField(b, key, line, ev) {
+  const j = valueAt(b, key);
+  if (j < 0) throw new TraceError(line, `"${ev}" event lacks required field "${key}"`);
+  let k = j, txt = '';
+  for (let c = b[k]; (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 43 || c === 101 || c === 69; c = b[++k]) txt += String.fromCharCode(c);
+  const v = Number(txt);
+  if (k === j || Number.isNaN(v)) throw new TraceError(line, `"${ev}" event: field "${key}" is not a number`);
+  return v;
+}
+function requireKeys(b, ev, line) {
+  for (const f of REQUIRED[ev]) if (valueAt(b, f) < 0) throw new TraceError(line, `"${ev}" event lacks required field "${f}"`);
+}
+
+/// Reads the fields the index needs from one event line (bytes b[s..e)). Checks the line's shape
+/// and its required fields; full JSON syntax is checked by Trace.validate() and whenever a line is shown.
+export function scan(b, s, end, line) {
+  if (!tokenize(b, s, end)) throw new TraceError(line, 'malformed JSON (not one complete object on the line)');
+  const ev = strField(b, 'ev');
+  if (ev === null) throw new TraceError(line, 'missing "ev"');
+  const e = { ev, code: EV_CODE[ev] || 0, t: intField(b, 't', line, ev), round: numField(b, 'round', line, ev), node: -1 };
+  if (!REQUIRED[ev]) return e;
+  requireKeys(b, ev, line);
+  switch (ev) {
+    case 'connect': case 'cut':
+      e.u = intField(b, 'u', line, ev); e.pu = intField(b, 'pu', line, ev);
+      e.v = intField(b, 'v', line, ev); e.pv = intField(b, 'pv', line, ev); e.node = e.u;
+      break;
+    case 'move':
+      e.node = intField(b, 'node', line, ev); e.x = numField(b, 'x', line, ev); e.y = numField(b, 'y', line, ev);
+      break;
+    case 'call':
+      e.node = intField(b, 'node', line, ev);
+      break;
+    case 'send':
+      e.id = intField(b, 'id', line, ev); e.node = intField(b, 'from', line, ev);
+      e.to = intField(b, 'to', line, ev, true);
+      break;
+    case 'lost':
+      e.id = intField(b, 'id', line, ev);
+      break;
+    case 'act': {
+      e.node = intField(b, 'node', line, ev);
+      e.msg = intField(b, 'msg', line, ev, true);
+      const st = strField(b, 'state'), ph = strField(b, 'phase');
+      if (!STATES.includes(st)) throw new TraceError(line, `"act" event: unknown state ${JSON.stringify(st)}`);
+      if (!PHASES.includes(ph)) throw new TraceError(line, `"act" event: unknown phase ${JSON.stringify(ph)}`);
+      break;
+    }
+    case 'done':
+      e.node = intField(b, 'node', line, ev);
+      e.code = strField(b, 'op') === 'lock' ? KIND.done_lock : KIND.done_unlock;
+      break;
+    case 'violation': case 'end': {
+      // rare: parse fully
+      let full;
+      try { full = JSON.parse(decoder.decode(b.subarray(s, end))); } catch (err) { throw new TraceError(line, `malformed JSON (${err.message})`); }
+      checkFields(full, line);
+      if (ev === 'violation') e.node = Array.isArray(full.nodes) && Number.isInteger(full.nodes[0]) ? full.nodes[0] : -1;
+      e.full = full;
+      break;
+    }
+    default:
+      break;
+  }
+  return e;
 }
 
 function edgeKey(e) {
@@ -130,13 +285,15 @@ function checkFields(e, line) {
   }
 }
 
-/// Parses and indexes a whole trace. `text` is the file's content. Returns a Trace; throws
-/// TraceError for an unusable header. A bad event line stops the index there: the trace keeps the
-/// events before it and `error` names the line.
-export function indexTrace(text, { onProgress } = {}) {
-  if (text.length === 0) throw new TraceError(0, 'the file is empty: a trace starts with an lmx-trace header line');
-  let nl = text.indexOf('\n');
-  const headerText = nl < 0 ? text : text.slice(0, nl);
+/// Parses and indexes a whole trace. `input` is the file's content (bytes, or a string). Returns a
+/// Trace; throws TraceError for an unusable header. A bad event line stops the index there: the
+/// trace keeps the events before it and `error` names the line.
+export function indexTrace(input, { onProgress } = {}) {
+  const bytes = typeof input === 'string' ? encoder.encode(input) : input instanceof Uint8Array ? input : new Uint8Array(input);
+  const size = bytes.length;
+  if (size === 0) throw new TraceError(0, 'the file is empty: a trace starts with an lmx-trace header line');
+  let nl = bytes.indexOf(10);
+  const headerText = decoder.decode(bytes.subarray(0, nl < 0 ? size : nl));
   let header;
   try {
     header = JSON.parse(headerText);
@@ -153,15 +310,15 @@ export function indexTrace(text, { onProgress } = {}) {
   let cap = 1 << 16;
   let off = new Float64Array(cap);
   let count = 0;
-  let start = nl < 0 ? text.length : nl + 1;
-  while (start < text.length) {
+  let start = nl < 0 ? size : nl + 1;
+  while (start < size) {
     if (count + 2 >= cap) { const o = new Float64Array(cap * 2); o.set(off); off = o; cap *= 2; }
     off[count++] = start;
-    nl = text.indexOf('\n', start);
-    start = nl < 0 ? text.length : nl + 1;
+    nl = bytes.indexOf(10, start);
+    start = nl < 0 ? size : nl + 1;
   }
-  off[count] = text.length;
-  const endsWithNewline = text.endsWith('\n');
+  off[count] = size;
+  const endsWithNewline = bytes[size - 1] === 10;
 
   const kind = new Uint8Array(count + 1);
   const round = new Float64Array(count + 1);
@@ -174,48 +331,40 @@ export function indexTrace(text, { onProgress } = {}) {
   let error = null;
   let end = null;
   let events = 0;
-  let nodeOutOfRange = false;
   for (let i = 0; i < count; i++) {
     const line = i + 2;
-    const raw = text.slice(off[i], off[i + 1]);
-    if (raw.length < 4 && raw.trim() === '') {
+    const a = off[i], z = off[i + 1];
+    if (z - a <= 2 && (z - a === 0 || bytes[a] === 10 || bytes[a] === 13)) {
       if (i === count - 1) break;
       error = new TraceError(line, 'empty line inside the trace');
       break;
     }
     let e;
     try {
-      e = JSON.parse(raw);
+      e = scan(bytes, a, z, line);
     } catch (err) {
       const truncated = i === count - 1 && !endsWithNewline;
-      error = new TraceError(line, truncated ? 'the line is truncated (the file ends in the middle of it)' : `malformed JSON (${err.message})`);
-      break;
-    }
-    try {
-      checkFields(e, line);
-    } catch (err) {
-      error = err;
+      error = truncated ? new TraceError(line, 'the line is truncated (the file ends in the middle of it)') : err;
       break;
     }
     const t = i + 1;
     if (e.t !== t && warnings.length < 5) warnings.push(`line ${line}: "t" is ${e.t}, expected ${t}`);
-    let code = EV_CODE[e.ev] || 0;
-    if (e.ev === 'done') code = e.op === 'lock' ? KIND.done_lock : KIND.done_unlock;
-    kind[t] = code;
+    if (e.node >= n || e.node < -1 || (e.to !== undefined && e.to !== null && (e.to < 0 || e.to >= n))) {
+      error = new TraceError(line, `the event names a node outside 0..${n - 1}`);
+      break;
+    }
+    kind[t] = e.code;
     round[t] = e.round;
-    const who = e.node ?? e.from ?? e.u ?? (e.nodes && e.nodes[0]);
-    node[t] = Number.isInteger(who) ? who : -1;
-    if (Number.isInteger(e.node) && (e.node < 0 || e.node >= n)) nodeOutOfRange = true;
-    if (code === 0 && warnings.length < 5) warnings.push(`line ${line}: unknown event "${e.ev}" ignored`);
-    state.apply(e);
+    node[t] = e.node;
+    if (e.code === 0 && warnings.length < 5) warnings.push(`line ${line}: unknown event "${e.ev}" ignored`);
+    state.apply(e, t);
     events = t;
-    if (e.ev === 'end') { end = e; }
+    if (e.ev === 'end') end = e.full;
     if (t % CHECKPOINT === 0) checkpoints.push(state.clone());
     if (onProgress && t % 65536 === 0) onProgress(t, count);
   }
-  if (nodeOutOfRange) error = error || new TraceError(0, `an event names a node outside 0..${n - 1}`);
   if (!error && !end) warnings.push('the trace has no "end" line: it was cut short, or is still being written');
-  return new Trace({ header, text, off, kind, round, node, events, checkpoints, end, error, warnings, final: state });
+  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings });
 }
 
 function initialPositions(header) {
@@ -234,10 +383,28 @@ export class Trace {
     Object.assign(this, o);
     this.n = o.header.nodes;
     this.cache = { t: -1, state: null };
+    this.parsedCache = new Map();
   }
-  /// The parsed event at position t (1..events).
-  event(t) { return JSON.parse(this.text.slice(this.off[t - 1], this.off[t])); }
-  /// The system after events 1..t. Consecutive calls with increasing t replay incrementally.
+  /// The parsed event at position t (1..events). Throws TraceError if the line is not JSON.
+  event(t) {
+    try {
+      return JSON.parse(decoder.decode(this.bytes.subarray(this.off[t - 1], this.off[t])));
+    } catch (err) {
+      throw new TraceError(t + 1, `malformed JSON (${err.message})`);
+    }
+  }
+  /// As event(t), cached: node registers and messages are shown over many steps.
+  parsed(t) {
+    let e = this.parsedCache.get(t);
+    if (!e) {
+      if (this.parsedCache.size > 200000) this.parsedCache.clear();
+      e = this.event(t);
+      this.parsedCache.set(t, e);
+    }
+    return e;
+  }
+  /// The system after events 1..t, ready to draw. Consecutive calls with increasing t replay
+  /// incrementally; any other t restores the checkpoint below it and replays at most CHECKPOINT lines.
   stateAt(t) {
     t = Math.max(0, Math.min(this.events, t));
     const c = Math.floor(t / CHECKPOINT);
@@ -247,14 +414,40 @@ export class Trace {
     } else {
       s = this.checkpoints[c].clone(); from = c * CHECKPOINT;
     }
-    for (let i = from + 1; i <= t; i++) s.apply(this.event(i));
+    for (let i = from + 1; i <= t; i++) s.apply(scan(this.bytes, this.off[i - 1], this.off[i], i + 1), i);
     this.cache = { t, state: s };
-    return s;
+    return new View(s, this);
+  }
+  /// Drops every event from position t on (a line found damaged by validate()).
+  truncate(t) {
+    this.events = Math.min(this.events, t - 1);
+    this.checkpoints.length = Math.floor(this.events / CHECKPOINT) + 1;
+    this.cache = { t: -1, state: null };
+    this.end = null;
   }
   /// Next (dir = 1) or previous (dir = -1) event after t whose kind is in `codes`, or -1.
   find(t, codes, dir = 1) {
     const set = new Set(codes);
     for (let i = t + dir; i >= 1 && i <= this.events; i += dir) if (set.has(this.kind[i])) return i;
     return -1;
+  }
+  /// Full check of every line (JSON syntax and required fields), in slices so that the page stays
+  /// responsive. Calls done(error or null).
+  validate(done, slice = 50000) {
+    let t = 1;
+    const run = () => {
+      const stop = Math.min(this.events, t + slice - 1);
+      for (; t <= stop; t++) {
+        try {
+          checkFields(this.event(t), t + 1);
+        } catch (err) {
+          done(err instanceof TraceError ? err : new TraceError(t + 1, String(err)));
+          return;
+        }
+      }
+      if (t > this.events) done(null);
+      else setTimeout(run, 0);
+    };
+    run();
   }
 }
