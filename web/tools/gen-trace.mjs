@@ -345,6 +345,8 @@ function big(path, target, n = 400) {
     const fu = net.freePorts(u), fv = net.freePorts(v);
     if (fu.length && fv.length) net.connect(u, fu[Math.floor(rand() * fu.length)], v, fv[Math.floor(rand() * fv.length)]);
   };
+  const nearList = Array.from({ length: n }, () => []);
+  for (let u = 0; u < n; u++) for (let v = 0; v < n; v++) if (u !== v && near(u, v)) nearList[u].push(v);
   for (let u = 0; u < n; u++) for (let v = u + 1; v < n; v++) if (near(u, v)) tryConnect(u, v);
   const held = new Array(n).fill(0);
   while (w.t < target) {
@@ -358,7 +360,7 @@ function big(path, target, n = 400) {
       const u = Math.floor(rand() * n);
       const ports = [...net.neighbours(u)];
       if (ports.length && rand() < 0.5) net.cut(u, ports[Math.floor(rand() * ports.length)]);
-      else { const v = Math.floor(rand() * n); if (near(u, v)) tryConnect(u, v); }
+      else if (nearList[u].length) tryConnect(u, nearList[u][Math.floor(rand() * nearList[u].length)]);
     }
   }
   w.close(net.round, false);
