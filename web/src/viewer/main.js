@@ -456,7 +456,8 @@ function draw() {
       }
       const [bx, by] = nodeXY(e.to, T);
       const colour = e.cycle ? '#dc2626' : WAIT_COLOUR[e.kind];
-      arrow(ax, ay, bx, by, colour, e.cycle ? 4 : 2, e.kind === 'release' ? [2, 3] : [], r + 3, e.cycle ? 14 : 8);
+      arrow(ax, ay, bx, by, colour, e.cycle ? 4 : 2, e.kind === 'release' ? [2, 3] : [], r + 3, e.cycle ? 14 : 8,
+            e.cycle ? `awaits ${e.why.replace(/ on port \d+$/, '').replace(/ from .*$/, '')}` : '');
     }
   }
 
@@ -532,11 +533,12 @@ function badge(x, y, m, detail) {
   ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
   ctx.fillText(text, x, y + 0.5);
 }
-function arrow(ax, ay, bx, by, colour, width, dash, shrink, head = 8) {
+function arrow(ax, ay, bx, by, colour, width, dash, shrink, head = 8, text = '') {
   const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
   const ux = dx / len, uy = dy / len;
   // bend a little so that u->v and v->u do not overlap
-  const nx = -uy * 10, ny = ux * 10;
+  const bend = Math.max(10, Math.min(60, len * 0.12));
+  const nx = -uy * bend, ny = ux * bend;
   const sx = ax + ux * shrink, sy = ay + uy * shrink, ex = bx - ux * shrink, ey = by - uy * shrink;
   const cx = (sx + ex) / 2 + nx, cy = (sy + ey) / 2 + ny;
   ctx.save();
@@ -552,6 +554,16 @@ function arrow(ax, ay, bx, by, colour, width, dash, shrink, head = 8) {
   ctx.lineTo(ex - px * head - py * head * 0.5, ey - py * head + px * head * 0.5);
   ctx.lineTo(ex - px * head + py * head * 0.5, ey - py * head - px * head * 0.5);
   ctx.closePath(); ctx.fill();
+  if (text) {
+    const mx = 0.25 * sx + 0.5 * cx + 0.25 * ex, my = 0.25 * sy + 0.5 * cy + 0.25 * ey;
+    ctx.font = '600 11px system-ui, sans-serif';
+    const w = ctx.measureText(text).width + 6;
+    ctx.fillStyle = 'rgba(255,255,255,0.85)';
+    ctx.fillRect(mx - w / 2, my - 8, w, 16);
+    ctx.fillStyle = colour;
+    ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+    ctx.fillText(text, mx, my);
+  }
   ctx.restore();
 }
 function cross(x, y, s) {
