@@ -191,6 +191,21 @@ function intField(b, key, line, ev, nullable = false) {
   if (k === s) throw new TraceError(line, `"${ev}" event: field "${key}" is not ${nullable ? 'an integer or null' : 'an integer'}`);
   return neg ? -v : v;
 }
+// The index of `names` whose bytes equal the string value at key, or -1 (-2: key missing or not a string).
+function enumField(b, key, names) {
+  const j = valueAt(b, key);
+  if (j < 0 || b[j] !== 34) return -2;
+  let e = j + 1;
+  while (e < b.length && b[e] !== 34) e++;
+  const len = e - j - 1;
+  outer: for (let k = 0; k < names.length; k++) {
+    const nb = names[k];
+    if (nb.length !== len) continue;
+    for (let q = 0; q < len; q++) if (b[j + 1 + q] !== nb[q]) continue outer;
+    return k;
+  }
+  return -1;
+}
 function strField(b, key) {
   const j = valueAt(b, key);
   if (j < 0 || b[j] !== 34) return null;
@@ -213,12 +228,27 @@ function requireKeys(b, ev, line) {
 
 /// Reads the fields the index needs from one event line (bytes b[s..e)). Checks the line's shape
 /// and its required fields; full JSON syntax is checked by Trace.validate() and whenever a line is shown.
+const EV_NAMES = Object.keys(REQUIRED);
+const EV_BYTES = EV_NAMES.map((n) => encoder.encode(n));
+const STATE_BYTES = STATES.map((n) => encoder.encode(n));
+const PHASE_BYTES = PHASES.map((n) => encoder.encode(n));
+const OP_BYTES = ['lock', 'unlock'].map((n) => encoder.encode(n));
+
+class Scanned {
+  constructor(ev, code, t, round) {
+    this.ev = ev; this.code = code; this.t = t; this.round = round; this.node = -1;
+    this.id = -1; this.to = null; this.msg = null; this.u = 0; this.pu = 0; this.v = 0; this.pv = 0;
+    this.x = 0; this.y = 0; this.full = null;
+  }
+}
+
 export function scan(b, s, end, line) {
   if (!tokenize(b, s, end)) throw new TraceError(line, 'malformed JSON (not one complete object on the line)');
-  const ev = strField(b, 'ev');
-  if (ev === null) throw new TraceError(line, 'missing "ev"');
-  const e = { ev, code: EV_CODE[ev] || 0, t: intField(b, 't', line, ev), round: numField(b, 'round', line, ev), node: -1 };
-  if (!REQUIRED[ev]) return e;
+  const k = enumField(b, 'ev', EV_BYTES);
+  if (k === -2) throw new TraceError(line, 'missing "ev"');
+  const ev = k >= 0 ? EV_NAMES[k] : strField(b, 'ev');
+  const e = new Scanned(ev, EV_CODE[ev] || 0, intField(b, 't', line, ev), numField(b, 'round', line, ev));
+  if (k < 0) return e;
   requireKeys(b, ev, line);
   switch (ev) {
     case 'connect': case 'cut':
@@ -241,14 +271,13 @@ export function scan(b, s, end, line) {
     case 'act': {
       e.node = intField(b, 'node', line, ev);
       e.msg = intField(b, 'msg', line, ev, true);
-      const st = strField(b, 'state'), ph = strField(b, 'phase');
-      if (!STATES.includes(st)) throw new TraceError(line, `"act" event: unknown state ${JSON.stringify(st)}`);
-      if (!PHASES.includes(ph)) throw new TraceError(line, `"act" event: unknown phase ${JSON.stringify(ph)}`);
+      if (enumField(b, 'state', STATE_BYTES) < 0) throw new TraceError(line, `"act" event: unknown state ${JSON.stringify(strField(b, 'state'))}`);
+      if (enumField(b, 'phase', PHASE_BYTES) < 0) throw new TraceError(line, `"act" event: unknown phase ${JSON.stringify(strField(b, 'phase'))}`);
       break;
     }
     case 'done':
       e.node = intField(b, 'node', line, ev);
-      e.code = strField(b, 'op') === 'lock' ? KIND.done_lock : KIND.done_unlock;
+      e.code = enumField(b, 'op', OP_BYTES) === 0 ? KIND.done_lock : KIND.done_unlock;
       break;
     case 'violation': case 'end': {
       // rare: parse fully
