@@ -630,7 +630,7 @@ $('fwd').onclick = () => step(1);
 $('play').onclick = () => setPlaying(!ui.playing);
 $('scrub').addEventListener('input', (e) => goto(Number(e.target.value)));
 $('next-lock').onclick = () => jump([KIND.done_lock], 'Lock completion');
-$('next-viol').onclick = () => jump([KIND.violation], 'violation or stall');
+$('next-viol').onclick = () => jump(ui.trace && ui.trace.end && ui.trace.end.stalled ? [KIND.violation, KIND.end] : [KIND.violation], 'violation or stall');
 for (const id of ['show-waits', 'show-msgs', 'show-ports']) $(id).addEventListener('change', draw);
 window.addEventListener('keydown', (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
