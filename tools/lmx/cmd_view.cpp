@@ -4,11 +4,12 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include <atomic>
+#include <condition_variable>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "command.hpp"
@@ -37,8 +38,24 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   const std::string name = url_escape(trace.filename().string());
 
   httplib::Server server;
-  std::atomic<bool> served{false};
+  // --once: a helper thread stops the server when the trace has been sent completely.
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool served = false, finished = false;
   std::thread stopper;
+  if (once) stopper = std::thread([&] {
+    std::unique_lock lock(mutex);
+    wake.wait(lock, [&] { return served || finished; });
+    if (served) server.stop();
+  });
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mutex);
+      finished = true;
+    }
+    wake.notify_all();
+    if (stopper.joinable()) stopper.join();
+  };
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(lmx::web::viewer_html()), "text/html; charset=utf-8");
     res.set_header("Cache-Control", "no-store");
@@ -63,8 +80,13 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
           sink.write(buffer.data(), got);
           return true;
         },
-        [&, once](bool success) {
-          if (once && success && !served.exchange(true)) stopper = std::thread([&server] { server.stop(); });
+        [&](bool success) {
+          if (!success) return;
+          {
+            std::lock_guard lock(mutex);
+            served = true;
+          }
+          wake.notify_all();
         });
   });
   if (once) server.set_keep_alive_max_count(1);  // no idle keep-alive connection delays the stop
@@ -75,12 +97,15 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   } else if (!server.bind_to_port(host, port)) {
     bound = -1;
   }
-  if (bound < 0) throw lmx::cli::Failure(fmt::format("cannot listen on {}:{} (port in use?)", host, port));
+  if (bound < 0) {
+    finish();
+    throw lmx::cli::Failure(fmt::format("cannot listen on {}:{} (port in use?)", host, port));
+  }
   fmt::print("lmx view: serving {} ({} bytes)\n  open http://{}:{}/?trace=/trace/{}\n{}", trace.string(), size, host,
              bound, name, once ? "  (--once: stops after the trace was loaded)\n" : "  (Ctrl-C to stop)\n");
   std::fflush(stdout);
   const bool ok = server.listen_after_bind();
-  if (stopper.joinable()) stopper.join();
+  finish();
   if (!ok && !served) throw lmx::cli::Failure("the server stopped unexpectedly");
   return 0;
 }
