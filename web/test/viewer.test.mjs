@@ -80,6 +80,7 @@ test('demo trace: stepping to the first Lock completion shows the lock set', asy
 test('scrubbing to any step replays from the index', async () => {
   const page = await open(fixture('demo.jsonl'));
   await page.locator('#scrub').evaluate((el) => { el.value = '81'; el.dispatchEvent(new Event('input')); });
+  await page.waitForFunction(() => document.getElementById('step-label').textContent.startsWith('t = 81 '));
   assert.match(await text(page, '#step-label'), /^t = 81 \/ 105/);
   assert.match(await text(page, '#event-label'), /n0 Unlock done/);
   await page.keyboard.press('Home');

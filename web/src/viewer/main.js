@@ -628,7 +628,13 @@ $('last').onclick = () => goto(Infinity);
 $('back').onclick = () => step(-1);
 $('fwd').onclick = () => step(1);
 $('play').onclick = () => setPlaying(!ui.playing);
-$('scrub').addEventListener('input', (e) => goto(Number(e.target.value)));
+// dragging the scrubber fires many input events: draw at most one step per frame
+let scrubTarget = null;
+$('scrub').addEventListener('input', (e) => {
+  const first = scrubTarget === null;
+  scrubTarget = Number(e.target.value);
+  if (first) requestAnimationFrame(() => { const t = scrubTarget; scrubTarget = null; goto(t); });
+});
 $('next-lock').onclick = () => jump([KIND.done_lock], 'Lock completion');
 $('next-viol').onclick = () => jump(ui.trace && ui.trace.end && ui.trace.end.stalled ? [KIND.violation, KIND.end] : [KIND.violation], 'violation or stall');
 for (const id of ['show-waits', 'show-msgs', 'show-ports']) $(id).addEventListener('change', draw);

@@ -4,7 +4,7 @@
 // Strict about required fields, tolerant of extra fields and of event kinds it does not know.
 
 export const SCHEMA = 1;
-export const CHECKPOINT = 4096;
+export const CHECKPOINT = 2048;
 
 export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11 };
 const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11 };
