@@ -456,8 +456,10 @@ function draw() {
       }
       const [bx, by] = nodeXY(e.to, T);
       const colour = e.cycle ? '#dc2626' : WAIT_COLOUR[e.kind];
+      ctx.globalAlpha = e.cycle || n <= 60 ? 1 : 0.45;  // large graphs: ordinary waits recede, cycles stand out
       arrow(ax, ay, bx, by, colour, e.cycle ? 4 : 2, e.kind === 'release' ? [2, 3] : [], r + 3, e.cycle ? 14 : 8,
             e.cycle ? `awaits ${e.why.replace(/ on port \d+$/, '').replace(/ from .*$/, '')}` : '');
+      ctx.globalAlpha = 1;
     }
   }
 
