@@ -6,7 +6,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   clang-format spin
+  libcpp-httplib-dev chromium
 )
+# Node.js and npm build the web pages (web/) and run the browser tests; Debian's when none is there.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,3 +20,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# The web viewer and report pages: npm packages pinned by web/package-lock.json, then one build
+# into web/dist, which CMake embeds into the lmx binary (tools/lmx/embed_web.cmake).
+cd "$(dirname "$0")/../web"
+npm ci --no-audit --no-fund --loglevel=error
+npm run --silent build

@@ -1,0 +1,669 @@
+// The lmx trace viewer: one static page, no network. Loads a trace from the file picker, a drop,
+// or `?trace=URL` (what `lmx view` serves), indexes it once (trace.js) and draws any step on a
+// canvas: topology, node state and phase, lock sets, messages in transit, the waits-for relation.
+import { indexTrace, KIND, TraceError, MESSAGE_KINDS, IDLE_NODE } from './trace.js';
+import { waitsFor, enabledGuarded } from './waits.js';
+import { fmtSet, fmtW, fmtP, fmtVal, fmtNodes, describe, msgText } from './notation.js';
+
+export const STATE_COLOUR = { BOT: '#e5e7eb', PREPARE: '#fde68a', COMPETE: '#fb923c', WIN: '#c084fc', LOCKED: '#22c55e', UNLOCK: '#60a5fa' };
+export const PHASE_COLOUR = { BOT: '#94a3b8', PREPARE: '#0ea5e9', COMPETE: '#db2777' };
+export const MSG_COLOUR = {
+  prepare: '#0284c7', ready: '#0891b2', 'request-lock': '#ea580c', win: '#ca8a04',
+  'set-lock': '#7c3aed', 'ack-lock': '#9333ea', 'release-lock': '#16a34a', 'ack-unlock': '#65a30d',
+};
+const MSG_ABBR = { prepare: 'prep', ready: 'rdy', 'request-lock': 'req', win: 'win', 'set-lock': 'set', 'ack-lock': 'ackL', 'release-lock': 'rel', 'ack-unlock': 'ackU' };
+const WAIT_COLOUR = { reply: '#2563eb', request: '#ea580c', release: '#64748b' };
+const FADE = 12;  // topology changes stay highlighted for this many events
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  trace: null, t: 0, selected: null, playing: false, lastFrame: 0, carry: 0,
+  layout: null, view: { scale: 1, x: 0, y: 0 }, sys: null, waits: null, loadMs: 0,
+};
+window.lmxViewer = ui;  // for tests and the console
+
+// ---------- loading ----------
+function showError(msg) {
+  const el = $('error');
+  el.textContent = msg;
+  el.hidden = !msg;
+}
+
+async function loadText(text, name) {
+  showError('');
+  document.body.dataset.ready = '0';
+  document.body.dataset.shown = '0';
+  $('title').textContent = `loading ${name}…`;
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const t0 = performance.now();
+  let trace;
+  try {
+    trace = indexTrace(text);
+  } catch (err) {
+    ui.trace = null;
+    document.body.classList.remove('loaded');
+    $('title').textContent = name;
+    showError(`Cannot open ${name}: ${err instanceof TraceError ? err.message : String(err)}`);
+    document.body.dataset.ready = 'error';
+    draw();
+    return;
+  }
+  ui.trace = trace;
+  ui.layout = computeLayout(trace);
+  ui.loadMs = performance.now() - t0;
+  ui.selected = null;
+  ui.view = { scale: 1, x: 0, y: 0 };
+  ui.name = name;
+  document.body.classList.add('loaded');
+  const h = trace.header;
+  $('info').innerHTML = '';
+  const rows = [
+    ['source', h.source], ['variant', h.variant], ['nodes', h.nodes], ['Δ, K', `${h.delta}, ${h.k}`],
+    ['engine', h.engine], ['seed', h.seed], ['scenario', h.scenario && (h.scenario.name || h.scenario.topology) || '—'],
+    ['rounds', trace.end ? trace.end.rounds : '—'], ['hash', trace.end ? trace.end.hash : '—'],
+    ['stalled', trace.end ? String(trace.end.stalled) : '—'],
+  ];
+  if (h.scenario && h.scenario.detail) rows.push(['detail', h.scenario.detail]);
+  $('info').append(table(rows));
+  reportProblems();
+  const params = new URLSearchParams(location.search);
+  goto(params.has('t') ? Number(params.get('t')) : 0);
+  if (params.has('node')) select(Number(params.get('node')));
+  document.body.dataset.shown = '1';
+  ui.shownAt = performance.now();
+  // every line's JSON is checked once, in slices, after the first frame
+  trace.validate((err) => {
+    if (ui.trace !== trace) return;
+    if (err && (!trace.error || err.line < trace.error.line)) damaged(err);
+    document.body.dataset.ready = trace.error ? 'partial' : '1';
+  });
+}
+
+// The trace has a damaged line: keep the events before it.
+function damaged(err) {
+  const tr = ui.trace;
+  tr.error = err;
+  tr.truncate(err.line - 1);
+  reportProblems();
+  goto(Math.min(ui.t, tr.events));
+}
+
+function reportProblems() {
+  const tr = ui.trace;
+  const problems = [];
+  if (tr.error) problems.push(`${ui.name}, ${tr.error.message}. Showing the ${tr.events} events before it.`);
+  for (const w of tr.warnings) problems.push(`${ui.name}: ${w}`);
+  showError(problems.join('\n'));
+  $('title').textContent = `${ui.name} — ${tr.events.toLocaleString('en')} events`;
+  $('scrub').max = String(tr.events);
+}
+
+async function loadFile(file) {
+  try {
+    loadText(new Uint8Array(await file.arrayBuffer()), file.name);
+  } catch (err) {
+    showError(`Cannot read ${file.name}: ${err}`);
+  }
+}
+
+function table(rows) {
+  const tb = document.createElement('table');
+  tb.className = 'kv';
+  for (const [k, v] of rows) {
+    const tr = tb.insertRow();
+    const th = document.createElement('th');
+    th.textContent = k;
+    tr.append(th);
+    tr.insertCell().textContent = v === undefined || v === null ? '—' : String(v);
+  }
+  return tb;
+}
+
+// ---------- layout ----------
+function computeLayout(trace) {
+  const n = trace.n;
+  const pos = trace.checkpoints[0].initialPos;
+  const xy = new Float64Array(2 * n);
+  if (!Number.isNaN(pos[0])) {
+    xy.set(pos);
+    return { xy, given: true };
+  }
+  // Stable force-directed layout over every edge that ever existed (deterministic start).
+  const edges = [];
+  const seen = new Set();
+  for (let t = 1; t <= trace.events; t++) {
+    if (trace.kind[t] !== KIND.connect) continue;
+    const e = trace.event(t);
+    const key = e.u < e.v ? `${e.u}-${e.v}` : `${e.v}-${e.u}`;
+    if (!seen.has(key) && e.u !== e.v) { seen.add(key); edges.push([e.u, e.v]); }
+    if (edges.length > 20000) break;
+  }
+  for (let i = 0; i < n; i++) {
+    const a = (2 * Math.PI * i) / n;
+    xy[2 * i] = 0.5 + 0.4 * Math.cos(a);
+    xy[2 * i + 1] = 0.5 + 0.4 * Math.sin(a);
+  }
+  if (n <= 600) {
+    const k = 0.6 / Math.sqrt(n);
+    for (let it = 0; it < 300; it++) {
+      const temp = 0.05 * (1 - it / 300) + 0.002;
+      const d = new Float64Array(2 * n);
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+        let dx = xy[2 * i] - xy[2 * j], dy = xy[2 * i + 1] - xy[2 * j + 1];
+        const dist = Math.max(1e-4, Math.hypot(dx, dy));
+        const f = (k * k) / dist;
+        dx /= dist; dy /= dist;
+        d[2 * i] += dx * f; d[2 * i + 1] += dy * f; d[2 * j] -= dx * f; d[2 * j + 1] -= dy * f;
+      }
+      for (const [u, v] of edges) {
+        let dx = xy[2 * u] - xy[2 * v], dy = xy[2 * u + 1] - xy[2 * v + 1];
+        const dist = Math.max(1e-4, Math.hypot(dx, dy));
+        const f = (dist * dist) / k;
+        dx /= dist; dy /= dist;
+        d[2 * u] -= dx * f; d[2 * u + 1] -= dy * f; d[2 * v] += dx * f; d[2 * v + 1] += dy * f;
+      }
+      for (let i = 0; i < n; i++) {
+        const len = Math.max(1e-9, Math.hypot(d[2 * i], d[2 * i + 1]));
+        xy[2 * i] += (d[2 * i] / len) * Math.min(len, temp);
+        xy[2 * i + 1] += (d[2 * i + 1] / len) * Math.min(len, temp);
+      }
+    }
+  }
+  // normalise into the unit square
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let i = 0; i < n; i++) { x0 = Math.min(x0, xy[2 * i]); x1 = Math.max(x1, xy[2 * i]); y0 = Math.min(y0, xy[2 * i + 1]); y1 = Math.max(y1, xy[2 * i + 1]); }
+  const s = Math.max(x1 - x0, y1 - y0) || 1;
+  for (let i = 0; i < n; i++) { xy[2 * i] = 0.5 + (xy[2 * i] - (x0 + x1) / 2) / s; xy[2 * i + 1] = 0.5 + (xy[2 * i + 1] - (y0 + y1) / 2) / s; }
+  return { xy, given: false };
+}
+
+// ---------- navigation ----------
+function goto(t) {
+  const tr = ui.trace;
+  if (!tr) return;
+  ui.t = Math.max(0, Math.min(tr.events, Math.round(t)));
+  try {
+    ui.sys = tr.stateAt(ui.t);
+    ui.waits = waitsFor(ui.sys, tr.header.variant);
+    $('scrub').value = String(ui.t);
+    updatePanel();
+    draw();
+  } catch (err) {
+    if (!(err instanceof TraceError) || !err.line) throw err;
+    damaged(err);  // a line that the index pass could not see was damaged
+  }
+}
+function step(d) { goto(ui.t + d); }
+function jump(codes, label) {
+  if (!ui.trace) return;
+  const t = ui.trace.find(ui.t, codes, 1);
+  if (t < 0) { flash(`no further ${label}`); return; }
+  goto(t);
+  if (ui.trace.kind[t] === KIND.done_lock) select(ui.trace.node[t]);
+  else if (ui.trace.kind[t] === KIND.violation && ui.trace.node[t] >= 0) select(ui.trace.node[t]);
+}
+function flash(msg) {
+  const b = $('banner');
+  b.textContent = msg;
+  b.hidden = false;
+  b.dataset.transient = '1';
+  setTimeout(() => { if (b.dataset.transient === '1') updateBanner(); }, 1500);
+}
+function select(u) {
+  ui.selected = Number.isInteger(u) && ui.trace && u >= 0 && u < ui.trace.n ? u : null;
+  updatePanel();
+  draw();
+}
+function setPlaying(p) {
+  ui.playing = p && !!ui.trace;
+  $('play').textContent = ui.playing ? '❚❚ pause' : '▶ play';
+  if (ui.playing) { ui.lastFrame = performance.now(); ui.carry = 0; requestAnimationFrame(tick); }
+}
+function tick(now) {
+  if (!ui.playing) return;
+  const rate = Number($('speed').value);
+  ui.carry += ((now - ui.lastFrame) / 1000) * rate;
+  ui.lastFrame = now;
+  const k = Math.floor(ui.carry);
+  if (k > 0) {
+    ui.carry -= k;
+    goto(ui.t + k);
+    if (ui.t >= ui.trace.events) { setPlaying(false); return; }
+  }
+  requestAnimationFrame(tick);
+}
+
+// ---------- side panel ----------
+function updateBanner() {
+  const b = $('banner');
+  b.dataset.transient = '';
+  const w = ui.waits;
+  const msgs = [];
+  if (w && w.cycles.length) msgs.push(`Deadlock: blocked waits-for cycle ${w.cycles.map((c) => [...c, c[0]].map((u) => `n${u}`).join(' → ')).join('; ')}`);
+  if (w && w.dangling.length) msgs.push(`Waiting on a port without an edge: ${w.dangling.map((e) => `n${e.from} (port ${e.port}, ${e.why})`).join('; ')}`);
+  b.textContent = msgs.join(' · ');
+  b.hidden = msgs.length === 0;
+}
+
+function updatePanel() {
+  const tr = ui.trace;
+  if (!tr) return;
+  const t = ui.t;
+  $('step-label').textContent = `t = ${t} / ${tr.events}` + (t > 0 ? `, round ${tr.round[t]}` : '') + ` · ${ui.sys.locks} Lock${ui.sys.locks === 1 ? '' : 's'} done · ${ui.sys.transit.size} in transit`;
+  $('event-label').textContent = t > 0 ? describe(tr.event(t)) : 'initial state (before the first event)';
+  // registers
+  const reg = $('registers');
+  reg.innerHTML = '';
+  $('lockset').textContent = '';
+  const u = ui.selected;
+  $('node-name').textContent = u === null ? '(click a node)' : `n${u}`;
+  if (u !== null) {
+    const nd = ui.sys.nodes[u];
+    const prevAct = nd.t === t && t > 0;
+    const r = nd.regs;
+    const rows = [
+      ['state', fmtVal(nd.state)], ['phase', fmtVal(nd.phase)], ['lock', fmtVal(nd.lock)],
+      ['L', fmtSet(r.L)], ['R', fmtSet(r.R)], ['W', fmtW(r.W)], ['H', fmtSet(r.H)],
+      ['A', fmtSet(r.A)], ['C', fmtSet(r.C)], ['P', fmtP(r.P)],
+    ];
+    for (const [k, v] of rows) {
+      const row = reg.insertRow();
+      row.dataset.reg = k;
+      const th = document.createElement('th');
+      th.innerHTML = k.length === 1 ? `<i>${k}</i>` : k;
+      row.append(th);
+      row.insertCell().textContent = v;
+    }
+    const extra = reg.insertRow();
+    const th = document.createElement('th');
+    th.textContent = 'D used';
+    extra.append(th);
+    extra.insertCell().textContent = nd === IDLE_NODE ? '∅' : `${fmtSet(nd.D || [])} (consumed by ${nd.action} at t = ${nd.t})`;
+    const pendingD = ui.sys.detector.get(u) || [];
+    const dRow = reg.insertRow();
+    const dth = document.createElement('th');
+    dth.textContent = 'D now';
+    dRow.append(dth);
+    dRow.insertCell().textContent = `${fmtSet([...new Set(pendingD)].sort((a, b) => a - b))} (ports cut since n${u} last acted)`;
+    if (prevAct) reg.classList.add('acted'); else reg.classList.remove('acted');
+    const ports = [];
+    for (let p = 1; p <= tr.header.delta; p++) {
+      const peer = ui.sys.peer(u, p);
+      if (peer) ports.push(`${p}→n${peer.node}:${peer.port}`);
+    }
+    const ls = ui.sys.lockSet(u);
+    const en = nd === IDLE_NODE ? [] : enabledGuarded(nd, tr.header.variant);
+    $('lockset').innerHTML = '';
+    const lines = [
+      `ports: ${ports.join(' ') || '—'}`,
+      `enabled: ${en.join(', ') || '—'}`,
+    ];
+    for (const l of lines) { const d = document.createElement('div'); d.textContent = l; $('lockset').append(d); }
+    const d = document.createElement('div');
+    d.id = 'lockset-value';
+    d.dataset.nodes = ls.join(',');
+    d.textContent = nd.state === 'LOCKED' ? `lock set of n${u}: ${fmtNodes(ls)}` : `lock set of n${u}: ${fmtNodes(ls)} (not LOCKED)`;
+    $('lockset').append(d);
+  }
+  // waits-for
+  const w = ui.waits;
+  const wb = $('waits');
+  wb.innerHTML = '';
+  wb.dataset.cycles = w.cycles.map((c) => c.join('>')).join(';');
+  wb.dataset.dangling = w.dangling.map((e) => `${e.from}:${e.port}`).join(';');
+  for (const c of w.cycles) {
+    const d = document.createElement('div');
+    d.className = 'cycle';
+    d.textContent = `deadlock cycle: ${[...c, c[0]].map((x) => `n${x}`).join(' → ')}`;
+    wb.append(d);
+  }
+  const shown = w.edges.filter((e) => e.cycle || e.to === null || e.kind !== 'release').slice(0, 40);
+  for (const e of shown) {
+    const d = document.createElement('div');
+    d.className = e.to === null ? 'dangling' : e.cycle ? 'cycle' : '';
+    d.textContent = `n${e.from} → ${e.to === null ? `port ${e.port} (no edge)` : `n${e.to}`}: ${e.why}${e.pending ? ' (in transit)' : e.blocked ? ' — blocked' : ''}`;
+    wb.append(d);
+  }
+  if (!w.edges.length) wb.textContent = 'nobody waits';
+  updateBanner();
+  // event log around t
+  const log = $('log');
+  log.innerHTML = '';
+  const from = Math.max(1, t - 8), to = Math.min(tr.events, t + 8);
+  for (let i = from; i <= to; i++) {
+    const li = document.createElement('li');
+    const k = tr.kind[i];
+    li.className = (i === t ? 'current ' : '') + (k === KIND.violation ? 'k-violation' : k === KIND.done_lock || k === KIND.done_unlock ? 'k-done' : '');
+    li.textContent = `${i}  ${describe(tr.event(i))}`;
+    li.title = li.textContent;
+    li.onclick = () => goto(i);
+    log.append(li);
+  }
+}
+
+function buildLegend() {
+  const lg = $('legend');
+  const parts = ['<div class="head">node fill: initiator state</div>'];
+  for (const [s, c] of Object.entries(STATE_COLOUR)) parts.push(`<span><span class="sw" style="background:${c}"></span>${fmtVal(s)}</span>`);
+  parts.push('<div class="head">ring: participant phase</div>');
+  for (const [s, c] of Object.entries(PHASE_COLOUR)) parts.push(`<span><span class="ring" style="border-color:${c}${s === 'BOT' ? ';border-width:1px' : ''}"></span>${fmtVal(s)}</span>`);
+  parts.push('<div class="head">messages in transit (sender → receiver)</div>');
+  for (const k of MESSAGE_KINDS) parts.push(`<span><span class="msg" style="background:${MSG_COLOUR[k]}"></span>${k}</span>`);
+  parts.push('<div class="head">waits-for arrows</div>');
+  parts.push(`<span><span class="line" style="border-color:${WAIT_COLOUR.reply}"></span>awaits reply</span>`);
+  parts.push(`<span><span class="line" style="border-color:${WAIT_COLOUR.request}"></span>awaits request-lock</span>`);
+  parts.push(`<span><span class="line" style="border-color:${WAIT_COLOUR.release};border-top-style:dotted"></span>held, awaits release</span>`);
+  parts.push('<span><span class="line" style="border-color:#dc2626;border-top-width:4px"></span>blocked cycle</span>');
+  parts.push('<div class="head">other</div>');
+  parts.push('<span><span class="line" style="border-color:#16a34a;border-top-width:4px"></span>edge just connected</span>');
+  parts.push('<span><span class="line" style="border-color:#dc2626;border-top-style:dashed"></span>edge just cut</span>');
+  parts.push('<span style="grid-column:1/-1">halo and band: a LOCKED node\'s lock set</span>');
+  lg.innerHTML = parts.join('');
+}
+
+// ---------- drawing ----------
+const canvas = $('canvas');
+const ctx = canvas.getContext('2d');
+
+function transform() {
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  const size = Math.min(w, h) - 80;
+  const s = size * ui.view.scale;
+  const ox = (w - s) / 2 + ui.view.x, oy = (h - s) / 2 + ui.view.y;
+  return { s, ox, oy, X: (x) => ox + x * s, Y: (y) => oy + y * s };
+}
+function nodeXY(u, T) {
+  const p = ui.sys && ui.sys.pos ? ui.sys.pos : null;
+  const x = p && !Number.isNaN(p[2 * u]) ? p[2 * u] : ui.layout.xy[2 * u];
+  const y = p && !Number.isNaN(p[2 * u + 1]) ? p[2 * u + 1] : ui.layout.xy[2 * u + 1];
+  return [T.X(x), T.Y(y)];
+}
+function hue(u) { return `hsl(${(u * 137.508) % 360}, 70%, 45%)`; }
+
+function draw() {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+  }
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  const tr = ui.trace;
+  if (!tr || !ui.sys) return;
+  const T = transform();
+  const sys = ui.sys;
+  const n = tr.n;
+  const r = Math.max(3, Math.min(18, (T.s / Math.sqrt(n)) * 0.18));
+  const detail = r >= 9;
+  const showPorts = $('show-ports').checked && detail;
+
+  // lock sets: translucent band from the locker to each member, halo around members
+  for (let u = 0; u < n; u++) {
+    if (sys.nodes[u].state !== 'LOCKED') continue;
+    const members = sys.lockSet(u);
+    const [ux, uy] = nodeXY(u, T);
+    ctx.save();
+    ctx.globalAlpha = 0.28;
+    ctx.strokeStyle = ctx.fillStyle = hue(u);
+    ctx.lineWidth = r * 1.6;
+    ctx.lineCap = 'round';
+    for (const v of members) {
+      const [vx, vy] = nodeXY(v, T);
+      ctx.beginPath(); ctx.moveTo(ux, uy); ctx.lineTo(vx, vy); ctx.stroke();
+      ctx.beginPath(); ctx.arc(vx, vy, r * 1.9, 0, 2 * Math.PI); ctx.fill();
+    }
+    ctx.restore();
+  }
+
+  // edges
+  ctx.lineWidth = 1.5;
+  for (const e of sys.edges.values()) {
+    const [ax, ay] = nodeXY(e.u, T), [bx, by] = nodeXY(e.v, T);
+    const age = ui.t - e.t;
+    ctx.strokeStyle = age < FADE ? '#16a34a' : '#94a3b8';
+    ctx.lineWidth = age < FADE ? 1.5 + 3 * (1 - age / FADE) : 1.5;
+    ctx.beginPath(); ctx.moveTo(ax, ay); ctx.lineTo(bx, by); ctx.stroke();
+    if (showPorts) { portLabel(ax, ay, bx, by, e.pu); portLabel(bx, by, ax, ay, e.pv); }
+  }
+  // recent cuts, fading
+  for (let t = ui.t; t > Math.max(0, ui.t - FADE); t--) {
+    if (tr.kind[t] !== KIND.cut) continue;
+    const e = tr.event(t);
+    const [ax, ay] = nodeXY(e.u, T), [bx, by] = nodeXY(e.v, T);
+    ctx.save();
+    ctx.globalAlpha = 1 - (ui.t - t) / FADE;
+    ctx.setLineDash([6, 4]);
+    ctx.strokeStyle = '#dc2626';
+    ctx.lineWidth = 2.5;
+    ctx.beginPath(); ctx.moveTo(ax, ay); ctx.lineTo(bx, by); ctx.stroke();
+    ctx.restore();
+  }
+
+  // waits-for arrows
+  if ($('show-waits').checked && ui.waits) {
+    for (const e of ui.waits.edges) {
+      if (e.kind === 'release' && !e.cycle && e.to !== null) continue;  // drawn only when it matters
+      const [ax, ay] = nodeXY(e.from, T);
+      if (e.to === null) {
+        // a wait on a port that holds no edge: a red stub ending in a cross
+        const a = -Math.PI / 2 + e.port * 0.9;
+        const bx = ax + Math.cos(a) * r * 4, by = ay + Math.sin(a) * r * 4;
+        arrow(ax, ay, bx, by, '#dc2626', 3, [4, 3], r * 0.2);
+        cross(bx, by, r * 0.6);
+        label(`port ${e.port}: no edge`, bx, by - r, '#b91c1c');
+        continue;
+      }
+      const [bx, by] = nodeXY(e.to, T);
+      const colour = e.cycle ? '#dc2626' : WAIT_COLOUR[e.kind];
+      ctx.globalAlpha = e.cycle || n <= 60 ? 1 : 0.45;  // large graphs: ordinary waits recede, cycles stand out
+      arrow(ax, ay, bx, by, colour, e.cycle ? 4 : 2, e.kind === 'release' ? [2, 3] : [], r + 3, e.cycle ? 14 : 8,
+            e.cycle ? `awaits ${e.why.replace(/ on port \d+$/, '').replace(/ from .*$/, '')}` : '');
+      ctx.globalAlpha = 1;
+    }
+  }
+
+  // messages in transit
+  if ($('show-msgs').checked) {
+    const perEdge = new Map();
+    for (const m of sys.transit.values()) {
+      const key = `${m.from}>${m.to}`;
+      perEdge.set(key, (perEdge.get(key) || 0) + 1);
+      const i = perEdge.get(key) - 1;
+      const [ax, ay] = nodeXY(m.from, T);
+      if (m.from === m.to) {
+        const bx = ax + (i - 0.5) * (detail ? 34 : 8), by = ay - r - (detail ? 14 : 5);
+        badge(bx, by, m, detail);
+        continue;
+      }
+      const [bx, by] = nodeXY(m.to, T);
+      const f = 0.38 + 0.14 * i;
+      const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
+      const off = detail ? 9 : 3;
+      badge(ax + dx * f - (dy / len) * off, ay + dy * f + (dx / len) * off, m, detail);
+    }
+  }
+
+  // nodes
+  for (let u = 0; u < n; u++) {
+    const nd = sys.nodes[u];
+    const [x, y] = nodeXY(u, T);
+    ctx.beginPath();
+    ctx.arc(x, y, r, 0, 2 * Math.PI);
+    ctx.fillStyle = STATE_COLOUR[nd.state] || '#fff';
+    ctx.fill();
+    ctx.lineWidth = nd.phase === 'BOT' ? 1 : Math.max(2, r * 0.3);
+    ctx.strokeStyle = PHASE_COLOUR[nd.phase] || '#000';
+    ctx.stroke();
+    if (nd.t === ui.t && ui.t > 0) {  // acted at this step
+      ctx.beginPath(); ctx.arc(x, y, r + 4, 0, 2 * Math.PI);
+      ctx.lineWidth = 1.5; ctx.strokeStyle = '#0f172a'; ctx.setLineDash([2, 2]); ctx.stroke(); ctx.setLineDash([]);
+    }
+    if (u === ui.selected) {
+      ctx.beginPath(); ctx.arc(x, y, r + 7, 0, 2 * Math.PI);
+      ctx.lineWidth = 2.5; ctx.strokeStyle = '#2563eb'; ctx.stroke();
+    }
+    if (detail) {
+      ctx.fillStyle = '#0f172a';
+      ctx.font = `600 ${Math.round(r * 0.75)}px system-ui, sans-serif`;
+      ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+      ctx.fillText(`n${u}`, x, y);
+    }
+  }
+}
+
+function portLabel(ax, ay, bx, by, p) {
+  const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
+  const d = Math.min(len * 0.3, 30);
+  const x = ax + (dx / len) * d, y = ay + (dy / len) * d;
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  ctx.fillStyle = 'white'; ctx.fillRect(x - 6, y - 6, 12, 12);
+  ctx.fillStyle = '#475569';
+  ctx.fillText(String(p), x, y);
+}
+function badge(x, y, m, detail) {
+  ctx.fillStyle = MSG_COLOUR[m.kind] || '#000';
+  if (!detail) { ctx.beginPath(); ctx.arc(x, y, 2.5, 0, 2 * Math.PI); ctx.fill(); return; }
+  const text = m.kind === 'request-lock' ? `req(${m.value})` : m.kind === 'win' ? `win(${m.value ? 'T' : 'F'})` : MSG_ABBR[m.kind] || m.kind;
+  ctx.font = '600 10px system-ui, sans-serif';
+  const w = ctx.measureText(text).width + 8;
+  ctx.beginPath();
+  ctx.roundRect(x - w / 2, y - 7, w, 14, 4);
+  ctx.fill();
+  ctx.fillStyle = 'white';
+  ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  ctx.fillText(text, x, y + 0.5);
+}
+function arrow(ax, ay, bx, by, colour, width, dash, shrink, head = 8, text = '') {
+  const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
+  const ux = dx / len, uy = dy / len;
+  // bend a little so that u->v and v->u do not overlap
+  const bend = Math.max(10, Math.min(60, len * 0.12));
+  const nx = -uy * bend, ny = ux * bend;
+  const sx = ax + ux * shrink, sy = ay + uy * shrink, ex = bx - ux * shrink, ey = by - uy * shrink;
+  const cx = (sx + ex) / 2 + nx, cy = (sy + ey) / 2 + ny;
+  ctx.save();
+  ctx.strokeStyle = ctx.fillStyle = colour;
+  ctx.lineWidth = width;
+  ctx.setLineDash(dash);
+  ctx.beginPath(); ctx.moveTo(sx, sy); ctx.quadraticCurveTo(cx, cy, ex, ey); ctx.stroke();
+  ctx.setLineDash([]);
+  const hx = ex - cx, hy = ey - cy, hl = Math.hypot(hx, hy) || 1;
+  const px = hx / hl, py = hy / hl;
+  ctx.beginPath();
+  ctx.moveTo(ex, ey);
+  ctx.lineTo(ex - px * head - py * head * 0.5, ey - py * head + px * head * 0.5);
+  ctx.lineTo(ex - px * head + py * head * 0.5, ey - py * head - px * head * 0.5);
+  ctx.closePath(); ctx.fill();
+  if (text) {
+    const mx = 0.25 * sx + 0.5 * cx + 0.25 * ex, my = 0.25 * sy + 0.5 * cy + 0.25 * ey;
+    ctx.font = '600 11px system-ui, sans-serif';
+    const w = ctx.measureText(text).width + 6;
+    ctx.fillStyle = 'rgba(255,255,255,0.85)';
+    ctx.fillRect(mx - w / 2, my - 8, w, 16);
+    ctx.fillStyle = colour;
+    ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+    ctx.fillText(text, mx, my);
+  }
+  ctx.restore();
+}
+function cross(x, y, s) {
+  ctx.save(); ctx.strokeStyle = '#dc2626'; ctx.lineWidth = 3;
+  ctx.beginPath(); ctx.moveTo(x - s, y - s); ctx.lineTo(x + s, y + s); ctx.moveTo(x + s, y - s); ctx.lineTo(x - s, y + s); ctx.stroke();
+  ctx.restore();
+}
+function label(text, x, y, colour) {
+  ctx.font = '600 11px system-ui, sans-serif';
+  ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+  ctx.fillStyle = colour; ctx.fillText(text, x, y);
+}
+
+// ---------- input ----------
+function nodeAt(px, py) {
+  if (!ui.trace) return null;
+  const T = transform();
+  let best = null, bd = Infinity;
+  for (let u = 0; u < ui.trace.n; u++) {
+    const [x, y] = nodeXY(u, T);
+    const d = Math.hypot(x - px, y - py);
+    if (d < bd) { bd = d; best = u; }
+  }
+  return bd < 24 ? best : null;
+}
+let drag = null;
+canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, y: e.clientY, vx: ui.view.x, vy: ui.view.y, moved: false }; });
+window.addEventListener('mousemove', (e) => {
+  if (!drag) return;
+  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+  if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+  if (drag.moved) { ui.view.x = drag.vx + dx; ui.view.y = drag.vy + dy; draw(); }
+});
+window.addEventListener('mouseup', (e) => {
+  if (drag && !drag.moved) {
+    const rect = canvas.getBoundingClientRect();
+    select(nodeAt(e.clientX - rect.left, e.clientY - rect.top));
+  }
+  drag = null;
+});
+canvas.addEventListener('wheel', (e) => {
+  e.preventDefault();
+  const f = e.deltaY < 0 ? 1.15 : 1 / 1.15;
+  const rect = canvas.getBoundingClientRect();
+  const mx = e.clientX - rect.left - canvas.clientWidth / 2, my = e.clientY - rect.top - canvas.clientHeight / 2;
+  ui.view.x = mx - (mx - ui.view.x) * f;
+  ui.view.y = my - (my - ui.view.y) * f;
+  ui.view.scale *= f;
+  draw();
+}, { passive: false });
+
+$('file').addEventListener('change', (e) => { if (e.target.files[0]) loadFile(e.target.files[0]); });
+window.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
+window.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  document.body.classList.remove('dragging');
+  if (e.dataTransfer.files[0]) loadFile(e.dataTransfer.files[0]);
+});
+$('first').onclick = () => goto(0);
+$('last').onclick = () => goto(Infinity);
+$('back').onclick = () => step(-1);
+$('fwd').onclick = () => step(1);
+$('play').onclick = () => setPlaying(!ui.playing);
+// dragging the scrubber fires many input events: draw at most one step per frame
+let scrubTarget = null;
+$('scrub').addEventListener('input', (e) => {
+  const first = scrubTarget === null;
+  scrubTarget = Number(e.target.value);
+  if (first) requestAnimationFrame(() => { const t = scrubTarget; scrubTarget = null; goto(t); });
+});
+$('next-lock').onclick = () => jump([KIND.done_lock], 'Lock completion');
+$('next-viol').onclick = () => jump(ui.trace && ui.trace.end && ui.trace.end.stalled ? [KIND.violation, KIND.end] : [KIND.violation], 'violation or stall');
+for (const id of ['show-waits', 'show-msgs', 'show-ports']) $(id).addEventListener('change', draw);
+window.addEventListener('keydown', (e) => {
+  if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
+  if (e.key === 'ArrowRight') { step(e.shiftKey ? 10 : 1); e.preventDefault(); }
+  else if (e.key === 'ArrowLeft') { step(e.shiftKey ? -10 : -1); e.preventDefault(); }
+  else if (e.key === ' ') { setPlaying(!ui.playing); e.preventDefault(); }
+  else if (e.key === 'Home') goto(0);
+  else if (e.key === 'End') goto(Infinity);
+  else if (e.key === 'n') $('next-lock').click();
+  else if (e.key === 'v') $('next-viol').click();
+});
+window.addEventListener('resize', draw);
+
+buildLegend();
+draw();
+ui.goto = goto;
+ui.select = select;
+ui.loadText = loadText;
+const src = new URLSearchParams(location.search).get('trace');
+if (src) {
+  fetch(src)
+    .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.arrayBuffer(); })
+    .then((buf) => new Uint8Array(buf))
+    .then((text) => loadText(text, decodeURIComponent(src.split('/').pop())))
+    .catch((err) => { showError(`Cannot fetch ${src}: ${err.message}`); document.body.dataset.ready = 'error'; });
+} else {
+  document.body.dataset.ready = 'empty';
+}

@@ -1,0 +1,482 @@
+// Reads an `lmx-trace/1` file (docs/trace-format.md) once and indexes it: per-event offsets and
+// kinds in typed arrays, plus a full checkpoint of the observed system every CHECKPOINT events, so
+// that any step is reached by restoring one checkpoint and replaying at most CHECKPOINT lines.
+// Strict about required fields, tolerant of extra fields and of event kinds it does not know.
+
+export const SCHEMA = 1;
+export const CHECKPOINT = 2048;
+
+export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11 };
+const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11 };
+
+const REQUIRED = {
+  connect: ['u', 'pu', 'v', 'pv'],
+  cut: ['u', 'pu', 'v', 'pv'],
+  move: ['node', 'x', 'y'],
+  call: ['node', 'op', 'status'],
+  send: ['id', 'from', 'port', 'kind', 'value', 'to', 'to_port'],
+  lost: ['id', 'reason'],
+  act: ['node', 'action', 'port', 'msg', 'lock', 'state', 'phase', 'regs'],
+  done: ['node', 'op', 'ports', 'lock_set'],
+  violation: ['property', 'nodes'],
+  end: ['rounds', 'events', 'hash', 'stalled'],
+};
+const REGS = ['L', 'R', 'W', 'H', 'A', 'C', 'P'];
+export const MESSAGE_KINDS = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
+export const STATES = ['BOT', 'PREPARE', 'COMPETE', 'WIN', 'LOCKED', 'UNLOCK'];
+export const PHASES = ['BOT', 'PREPARE', 'COMPETE'];
+
+export class TraceError extends Error {
+  constructor(line, message) {
+    super(line ? `line ${line}: ${message}` : message);
+    this.line = line;
+  }
+}
+
+const EMPTY_REGS = { L: [], R: [], W: [], H: [], A: [], C: [], P: [] };
+export const IDLE_NODE = { lock: 'BOT', state: 'BOT', phase: 'BOT', regs: EMPTY_REGS, D: [], t: 0, action: null };
+
+/// The observed system after some prefix of the trace, kept compact: each node's last `act` and
+/// each message in transit are stored as event positions and parsed only when shown.
+export class SystemState {
+  constructor(n) {
+    this.nodeT = new Float64Array(n);           // position of each node's last act (0: none yet)
+    this.links = new Map();                     // u * 256 + port -> {node, port}
+    this.edges = new Map();                     // "u:pu" of the smaller end -> {u, pu, v, pv, t}
+    this.transit = new Map();                   // message id -> position of its send event
+    this.pos = null;                            // Float64Array(2n) once a move happened
+    this.locks = 0;                             // completed Lock calls so far
+    this.detector = new Map();                  // node -> ports cut since it last acted (D)
+  }
+  clone() {
+    const c = new SystemState(0);
+    c.nodeT = this.nodeT.slice();
+    c.links = new Map(this.links);
+    c.edges = new Map(this.edges);
+    c.transit = new Map(this.transit);
+    c.pos = this.pos ? this.pos.slice() : null;
+    c.locks = this.locks;
+    c.detector = new Map(this.detector);
+    c.initialPos = this.initialPos;
+    return c;
+  }
+  /// Applies one scanned event (see scan()) at position t.
+  apply(e, t) {
+    switch (e.code) {
+      case KIND.connect:
+        this.links.set(e.u * 256 + e.pu, { node: e.v, port: e.pv });
+        this.links.set(e.v * 256 + e.pv, { node: e.u, port: e.pu });
+        this.edges.set(edgeKey(e), { u: e.u, pu: e.pu, v: e.v, pv: e.pv, t });
+        break;
+      case KIND.cut:
+        this.links.delete(e.u * 256 + e.pu);
+        this.links.delete(e.v * 256 + e.pv);
+        this.edges.delete(edgeKey(e));
+        this.detector.set(e.u, [...(this.detector.get(e.u) || []), e.pu]);
+        if (e.v !== e.u || e.pv !== e.pu) this.detector.set(e.v, [...(this.detector.get(e.v) || []), e.pv]);
+        break;
+      case KIND.move:
+        if (!this.pos) this.pos = this.initialPos.slice();
+        this.pos[2 * e.node] = e.x;
+        this.pos[2 * e.node + 1] = e.y;
+        break;
+      case KIND.send:
+        if (e.to !== null) this.transit.set(e.id, t);
+        break;
+      case KIND.lost:
+        this.transit.delete(e.id);
+        break;
+      case KIND.act:
+        if (e.msg !== null) this.transit.delete(e.msg);
+        this.nodeT[e.node] = t;
+        this.detector.delete(e.node);
+        break;
+      case KIND.done_lock:
+        this.locks += 1;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/// What the page draws at one step: SystemState with the node registers and messages parsed.
+export class View {
+  constructor(sys, trace) {
+    this.nodes = Array.from(sys.nodeT, (t) => (t ? trace.parsed(t) : IDLE_NODE));
+    this.transit = new Map();
+    for (const [id, t] of sys.transit) this.transit.set(id, trace.parsed(t));
+    this.links = sys.links;
+    this.edges = sys.edges;
+    this.pos = sys.pos;
+    this.locks = sys.locks;
+    this.detector = sys.detector;
+  }
+  /// The node and port at the other end of u's port, or null.
+  peer(u, port) { return port === 0 ? { node: u, port: 0 } : this.links.get(u * 256 + port) || null; }
+  /// The lock set of u as the paper defines it: v with lock(v) = label_v(u), plus u if lock(u) = 0.
+  lockSet(u) {
+    const out = [];
+    if (this.nodes[u].lock === 0) out.push(u);
+    for (const [key, l] of this.links) {
+      if (Math.floor(key / 256) !== u) continue;
+      if (this.nodes[l.node].lock === l.port) out.push(l.node);
+    }
+    return out.sort((a, b) => a - b);
+  }
+}
+
+// ---- fast field access on one line's bytes, without a full JSON.parse (the index reads 10^6 lines) ----
+// tokenize() walks the line once, checks that strings, objects and arrays are closed, and records
+// where each top-level key starts and where its value starts.
+const keyStart = new Int32Array(64), keyEnd = new Int32Array(64), valStart = new Int32Array(64);
+let keyCount = 0;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const KEYS = new Map();
+const kb = (name) => { const b = encoder.encode(name); KEYS.set(name, b); return b; };
+
+function tokenize(b, i, n) {
+  keyCount = 0;
+  let depth = 0, expectKey = false;
+  while (n > i && (b[n - 1] === 10 || b[n - 1] === 13 || b[n - 1] === 32)) n--;
+  while (i < n) {
+    const c = b[i];
+    if (c === 34) {
+      let j = i + 1;
+      for (;;) {
+        if (j >= n) return false;
+        const d = b[j];
+        if (d === 92) j += 2; else if (d === 34) break; else j++;
+      }
+      if (expectKey) {
+        let k = j + 1;
+        while (b[k] === 32) k++;
+        if (b[k] !== 58) return false;
+        if (keyCount < 64) { keyStart[keyCount] = i + 1; keyEnd[keyCount] = j; valStart[keyCount] = k + 1; keyCount++; }
+        expectKey = false;
+        i = k + 1;
+        continue;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === 123 || c === 91) { depth++; if (depth === 1) { if (c !== 123) return false; expectKey = true; } }
+    else if (c === 125 || c === 93) { depth--; if (depth < 0 || (depth === 0 && i !== n - 1)) return false; }
+    else if (c === 44 && depth === 1) expectKey = true;
+    i++;
+  }
+  return depth === 0 && keyCount > 0;
+}
+function valueAt(b, name) {
+  const key = KEYS.get(name) || kb(name), len = key.length;
+  outer: for (let k = 0; k < keyCount; k++) {
+    const s = keyStart[k];
+    if (keyEnd[k] - s !== len) continue;
+    for (let q = 0; q < len; q++) if (b[s + q] !== key[q]) continue outer;
+    let j = valStart[k];
+    while (b[j] === 32) j++;
+    return j;
+  }
+  return -1;
+}
+function intField(b, key, line, ev, nullable = false) {
+  const j = valueAt(b, key);
+  if (j < 0) throw new TraceError(line, `"${ev}" event lacks required field "${key}"`);
+  if (nullable && b[j] === 110 && b[j + 1] === 117 && b[j + 2] === 108 && b[j + 3] === 108) return null;
+  let k = j, neg = false, v = 0;
+  if (b[k] === 45) { neg = true; k++; }
+  const s = k;
+  for (let c = b[k]; c >= 48 && c <= 57; c = b[++k]) v = v * 10 + (c - 48);
+  if (k === s) throw new TraceError(line, `"${ev}" event: field "${key}" is not ${nullable ? 'an integer or null' : 'an integer'}`);
+  return neg ? -v : v;
+}
+// The index of `names` whose bytes equal the string value at key, or -1 (-2: key missing or not a string).
+function enumField(b, key, names) {
+  const j = valueAt(b, key);
+  if (j < 0 || b[j] !== 34) return -2;
+  let e = j + 1;
+  while (e < b.length && b[e] !== 34) e++;
+  const len = e - j - 1;
+  outer: for (let k = 0; k < names.length; k++) {
+    const nb = names[k];
+    if (nb.length !== len) continue;
+    for (let q = 0; q < len; q++) if (b[j + 1 + q] !== nb[q]) continue outer;
+    return k;
+  }
+  return -1;
+}
+function strField(b, key) {
+  const j = valueAt(b, key);
+  if (j < 0 || b[j] !== 34) return null;
+  let k = j + 1, out = '';
+  for (let c = b[k]; c !== 34 && k - j < 64; c = b[++k]) out += String.fromCharCode(c);
+  return out;
+}
+function numField(b, key, line, ev) {
+  const j = valueAt(b, key);
+  if (j < 0) throw new TraceError(line, `"${ev}" event lacks required field "${key}"`);
+  let k = j, txt = '';
+  for (let c = b[k]; (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 43 || c === 101 || c === 69; c = b[++k]) txt += String.fromCharCode(c);
+  const v = Number(txt);
+  if (k === j || Number.isNaN(v)) throw new TraceError(line, `"${ev}" event: field "${key}" is not a number`);
+  return v;
+}
+function requireKeys(b, ev, line) {
+  for (const f of REQUIRED[ev]) if (valueAt(b, f) < 0) throw new TraceError(line, `"${ev}" event lacks required field "${f}"`);
+}
+
+/// Reads the fields the index needs from one event line (bytes b[s..e)). Checks the line's shape
+/// and its required fields; full JSON syntax is checked by Trace.validate() and whenever a line is shown.
+const EV_NAMES = Object.keys(REQUIRED);
+const EV_BYTES = EV_NAMES.map((n) => encoder.encode(n));
+const STATE_BYTES = STATES.map((n) => encoder.encode(n));
+const PHASE_BYTES = PHASES.map((n) => encoder.encode(n));
+const OP_BYTES = ['lock', 'unlock'].map((n) => encoder.encode(n));
+
+class Scanned {
+  constructor(ev, code, t, round) {
+    this.ev = ev; this.code = code; this.t = t; this.round = round; this.node = -1;
+    this.id = -1; this.to = null; this.msg = null; this.u = 0; this.pu = 0; this.v = 0; this.pv = 0;
+    this.x = 0; this.y = 0; this.full = null;
+  }
+}
+
+export function scan(b, s, end, line) {
+  if (!tokenize(b, s, end)) throw new TraceError(line, 'malformed JSON (not one complete object on the line)');
+  const k = enumField(b, 'ev', EV_BYTES);
+  if (k === -2) throw new TraceError(line, 'missing "ev"');
+  const ev = k >= 0 ? EV_NAMES[k] : strField(b, 'ev');
+  const e = new Scanned(ev, EV_CODE[ev] || 0, intField(b, 't', line, ev), numField(b, 'round', line, ev));
+  if (k < 0) return e;
+  requireKeys(b, ev, line);
+  switch (ev) {
+    case 'connect': case 'cut':
+      e.u = intField(b, 'u', line, ev); e.pu = intField(b, 'pu', line, ev);
+      e.v = intField(b, 'v', line, ev); e.pv = intField(b, 'pv', line, ev); e.node = e.u;
+      break;
+    case 'move':
+      e.node = intField(b, 'node', line, ev); e.x = numField(b, 'x', line, ev); e.y = numField(b, 'y', line, ev);
+      break;
+    case 'call':
+      e.node = intField(b, 'node', line, ev);
+      break;
+    case 'send':
+      e.id = intField(b, 'id', line, ev); e.node = intField(b, 'from', line, ev);
+      e.to = intField(b, 'to', line, ev, true);
+      break;
+    case 'lost':
+      e.id = intField(b, 'id', line, ev);
+      break;
+    case 'act': {
+      e.node = intField(b, 'node', line, ev);
+      e.msg = intField(b, 'msg', line, ev, true);
+      if (enumField(b, 'state', STATE_BYTES) < 0) throw new TraceError(line, `"act" event: unknown state ${JSON.stringify(strField(b, 'state'))}`);
+      if (enumField(b, 'phase', PHASE_BYTES) < 0) throw new TraceError(line, `"act" event: unknown phase ${JSON.stringify(strField(b, 'phase'))}`);
+      break;
+    }
+    case 'done':
+      e.node = intField(b, 'node', line, ev);
+      e.code = enumField(b, 'op', OP_BYTES) === 0 ? KIND.done_lock : KIND.done_unlock;
+      break;
+    case 'violation': case 'end': {
+      // rare: parse fully
+      let full;
+      try { full = JSON.parse(decoder.decode(b.subarray(s, end))); } catch (err) { throw new TraceError(line, `malformed JSON (${err.message})`); }
+      checkFields(full, line);
+      if (ev === 'violation') e.node = Array.isArray(full.nodes) && Number.isInteger(full.nodes[0]) ? full.nodes[0] : -1;
+      e.full = full;
+      break;
+    }
+    default:
+      break;
+  }
+  return e;
+}
+
+function edgeKey(e) {
+  return e.u < e.v || (e.u === e.v && e.pu < e.pv) ? `${e.u}:${e.pu}` : `${e.v}:${e.pv}`;
+}
+
+function checkFields(e, line) {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new TraceError(line, 'not a JSON object');
+  if (typeof e.ev !== 'string') throw new TraceError(line, 'missing "ev"');
+  if (!Number.isInteger(e.t)) throw new TraceError(line, `missing or non-integer "t" in a "${e.ev}" event`);
+  if (typeof e.round !== 'number') throw new TraceError(line, `missing "round" in a "${e.ev}" event`);
+  const req = REQUIRED[e.ev];
+  if (!req) return;
+  for (const f of req) if (!(f in e)) throw new TraceError(line, `"${e.ev}" event lacks required field "${f}"`);
+  if (e.ev === 'act') {
+    if (typeof e.regs !== 'object' || e.regs === null) throw new TraceError(line, '"act" event: "regs" is not an object');
+    for (const r of REGS) if (!Array.isArray(e.regs[r])) throw new TraceError(line, `"act" event: regs lacks "${r}"`);
+    if (!STATES.includes(e.state)) throw new TraceError(line, `"act" event: unknown state "${e.state}"`);
+    if (!PHASES.includes(e.phase)) throw new TraceError(line, `"act" event: unknown phase "${e.phase}"`);
+  }
+}
+
+/// Parses and indexes a whole trace. `input` is the file's content (bytes, or a string). Returns a
+/// Trace; throws TraceError for an unusable header. A bad event line stops the index there: the
+/// trace keeps the events before it and `error` names the line.
+export function indexTrace(input, { onProgress } = {}) {
+  const bytes = typeof input === 'string' ? encoder.encode(input) : input instanceof Uint8Array ? input : new Uint8Array(input);
+  const size = bytes.length;
+  if (size === 0) throw new TraceError(0, 'the file is empty: a trace starts with an lmx-trace header line');
+  let nl = bytes.indexOf(10);
+  const headerText = decoder.decode(bytes.subarray(0, nl < 0 ? size : nl));
+  let header;
+  try {
+    header = JSON.parse(headerText);
+  } catch (err) {
+    throw new TraceError(1, `the header is not valid JSON (${err.message}); is this an lmx trace?`);
+  }
+  if (!header || header.type !== 'lmx-trace') throw new TraceError(1, `the header's "type" is ${JSON.stringify(header && header.type)}, expected "lmx-trace"`);
+  if (header.schema !== SCHEMA) throw new TraceError(1, `unknown schema version ${JSON.stringify(header.schema)}: this viewer reads lmx-trace schema ${SCHEMA}`);
+  const n = header.nodes;
+  if (!Number.isInteger(n) || n < 1) throw new TraceError(1, 'the header lacks a positive integer "nodes"');
+  if (!Number.isInteger(header.delta)) throw new TraceError(1, 'the header lacks "delta"');
+
+  // Line starts. A final line without '\n' is kept (and flagged if it does not parse).
+  let cap = 1 << 16;
+  let off = new Float64Array(cap);
+  let count = 0;
+  let start = nl < 0 ? size : nl + 1;
+  while (start < size) {
+    if (count + 2 >= cap) { const o = new Float64Array(cap * 2); o.set(off); off = o; cap *= 2; }
+    off[count++] = start;
+    nl = bytes.indexOf(10, start);
+    start = nl < 0 ? size : nl + 1;
+  }
+  off[count] = size;
+  const endsWithNewline = bytes[size - 1] === 10;
+
+  const kind = new Uint8Array(count + 1);
+  const round = new Float64Array(count + 1);
+  const node = new Int32Array(count + 1).fill(-1);
+  const checkpoints = [];
+  const state = new SystemState(n);
+  state.initialPos = initialPositions(header);
+  checkpoints.push(state.clone());
+  const warnings = [];
+  let error = null;
+  let end = null;
+  let events = 0;
+  for (let i = 0; i < count; i++) {
+    const line = i + 2;
+    const a = off[i], z = off[i + 1];
+    if (z - a <= 2 && (z - a === 0 || bytes[a] === 10 || bytes[a] === 13)) {
+      if (i === count - 1) break;
+      error = new TraceError(line, 'empty line inside the trace');
+      break;
+    }
+    let e;
+    try {
+      e = scan(bytes, a, z, line);
+    } catch (err) {
+      const truncated = i === count - 1 && !endsWithNewline;
+      error = truncated ? new TraceError(line, 'the line is truncated (the file ends in the middle of it)') : err;
+      break;
+    }
+    const t = i + 1;
+    if (e.t !== t && warnings.length < 5) warnings.push(`line ${line}: "t" is ${e.t}, expected ${t}`);
+    if (e.node >= n || e.node < -1 || (e.to !== undefined && e.to !== null && (e.to < 0 || e.to >= n))) {
+      error = new TraceError(line, `the event names a node outside 0..${n - 1}`);
+      break;
+    }
+    kind[t] = e.code;
+    round[t] = e.round;
+    node[t] = e.node;
+    if (e.code === 0 && warnings.length < 5) warnings.push(`line ${line}: unknown event "${e.ev}" ignored`);
+    state.apply(e, t);
+    events = t;
+    if (e.ev === 'end') end = e.full;
+    if (t % CHECKPOINT === 0) checkpoints.push(state.clone());
+    if (onProgress && t % 65536 === 0) onProgress(t, count);
+  }
+  if (!error && !end) warnings.push('the trace has no "end" line: it was cut short, or is still being written');
+  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings });
+}
+
+function initialPositions(header) {
+  const n = header.nodes;
+  const pos = new Float64Array(2 * n);
+  if (Array.isArray(header.positions) && header.positions.length === n) {
+    header.positions.forEach((p, i) => { pos[2 * i] = +p[0]; pos[2 * i + 1] = +p[1]; });
+  } else {
+    pos.fill(NaN);
+  }
+  return pos;
+}
+
+export class Trace {
+  constructor(o) {
+    Object.assign(this, o);
+    this.n = o.header.nodes;
+    this.cache = { t: -1, state: null };
+    this.parsedCache = new Map();
+  }
+  /// The parsed event at position t (1..events). Throws TraceError if the line is not JSON.
+  event(t) {
+    try {
+      return JSON.parse(decoder.decode(this.bytes.subarray(this.off[t - 1], this.off[t])));
+    } catch (err) {
+      throw new TraceError(t + 1, `malformed JSON (${err.message})`);
+    }
+  }
+  /// As event(t), cached: node registers and messages are shown over many steps.
+  parsed(t) {
+    let e = this.parsedCache.get(t);
+    if (!e) {
+      if (this.parsedCache.size > 200000) this.parsedCache.clear();
+      e = this.event(t);
+      this.parsedCache.set(t, e);
+    }
+    return e;
+  }
+  /// The system after events 1..t, ready to draw. Consecutive calls with increasing t replay
+  /// incrementally; any other t restores the checkpoint below it and replays at most CHECKPOINT lines.
+  stateAt(t) {
+    t = Math.max(0, Math.min(this.events, t));
+    const c = Math.floor(t / CHECKPOINT);
+    let s, from;
+    if (this.cache.t >= 0 && this.cache.t <= t && Math.floor(this.cache.t / CHECKPOINT) === c) {
+      s = this.cache.state; from = this.cache.t;
+    } else {
+      s = this.checkpoints[c].clone(); from = c * CHECKPOINT;
+    }
+    for (let i = from + 1; i <= t; i++) s.apply(scan(this.bytes, this.off[i - 1], this.off[i], i + 1), i);
+    this.cache = { t, state: s };
+    return new View(s, this);
+  }
+  /// Drops every event from position t on (a line found damaged by validate()).
+  truncate(t) {
+    this.events = Math.min(this.events, t - 1);
+    this.checkpoints.length = Math.floor(this.events / CHECKPOINT) + 1;
+    this.cache = { t: -1, state: null };
+    this.end = null;
+  }
+  /// Next (dir = 1) or previous (dir = -1) event after t whose kind is in `codes`, or -1.
+  find(t, codes, dir = 1) {
+    const set = new Set(codes);
+    for (let i = t + dir; i >= 1 && i <= this.events; i += dir) if (set.has(this.kind[i])) return i;
+    return -1;
+  }
+  /// Full check of every line (JSON syntax and required fields), in slices so that the page stays
+  /// responsive. Calls done(error or null).
+  validate(done, slice = 50000) {
+    let t = 1;
+    const run = () => {
+      const stop = Math.min(this.events, t + slice - 1);
+      for (; t <= stop; t++) {
+        try {
+          checkFields(this.event(t), t + 1);
+        } catch (err) {
+          done(err instanceof TraceError ? err : new TraceError(t + 1, String(err)));
+          return;
+        }
+      }
+      if (t > this.events) done(null);
+      else setTimeout(run, 0);
+    };
+    run();
+  }
+}

@@ -1,0 +1,83 @@
+// End-to-end test of `lmx report`: a run summary and its trace become one self-contained HTML file
+// whose every plot renders with data, offline.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launch, close, web, results, lmxBin } from './browser.mjs';
+
+let browser, scratch, run, trace;
+before(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'lmx-report-test-'));
+  trace = path.join(scratch, 'run.jsonl');
+  run = path.join(scratch, 'run.json');
+  // a deterministic 40-node run on a changing unit-disk graph, and its summary
+  execFileSync(process.execPath, [path.join(web, 'tools/gen-trace.mjs'), 'big', trace, '20000', '40']);
+  fs.writeFileSync(run, execFileSync(process.execPath, [path.join(web, 'tools/run-summary.mjs'), trace]));
+  browser = await launch();
+});
+after(async () => {
+  await close(browser);
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+const PLOTS = ['plot-latency-hist', 'plot-latency-cdf', 'plot-locks', 'plot-locked', 'plot-messages', 'plot-fairness'];
+
+test('lmx report writes one self-contained page whose plots all render with data', async () => {
+  const out = path.join(scratch, 'report.html');
+  const stdout = execFileSync(lmxBin(), ['report', run, '--trace', trace, '-o', out], { encoding: 'utf8' });
+  assert.match(stdout, /wrote .*report\.html/);
+  const html = fs.readFileSync(out, 'utf8');
+  assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|__LMX_REPORT_DATA__/);
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`request ${r.url()}`); });
+  await page.goto(pathToFileURL(out).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.locator('#error').isVisible(), false);
+  for (const id of PLOTS) {
+    const points = Number(await page.locator(`#${id}`).getAttribute('data-points'));
+    assert.ok(points > 0, `${id}: ${points} points`);
+    const inked = await page.locator(`#${id} canvas`).evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let k = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) k++;
+      return k;
+    });
+    assert.ok(inked > 500, `${id}: the canvas is blank`);
+  }
+  assert.equal(await page.locator('#verdicts tr').count(), 7);
+  assert.equal(await page.locator('#verdicts tr[data-verdict="pass"]').count(), 7);
+  assert.match(await page.locator('#subtitle').innerText(), /synthetic · variant repaired · seed 7/);
+  assert.match(await page.locator('#footer').innerText(), /Lock latencies/);
+  await page.screenshot({ path: path.join(results, 'report.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('lmx report without a trace plots from the summary alone', async () => {
+  const out = path.join(scratch, 'report-no-trace.html');
+  execFileSync(lmxBin(), ['report', run, '-o', out]);
+  const page = await browser.newPage();
+  await page.goto(pathToFileURL(out).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  for (const id of PLOTS) assert.ok(Number(await page.locator(`#${id}`).getAttribute('data-points')) > 0, id);
+  await page.close();
+});
+
+test('lmx report rejects bad input with a message naming the file and line', () => {
+  const bad = path.join(scratch, 'bad.json');
+  fs.writeFileSync(bad, '{"schema": 9}');
+  let r = spawnSync(lmxBin(), ['report', bad, '-o', path.join(scratch, 'x.html')], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /bad\.json: unknown run summary schema 9/);
+  const badTrace = path.join(scratch, 'bad.jsonl');
+  fs.writeFileSync(badTrace, fs.readFileSync(trace, 'utf8').split('\n').slice(0, 3).join('\n') + '\n{"ev":\n');
+  r = spawnSync(lmxBin(), ['report', run, '--trace', badTrace, '-o', path.join(scratch, 'x.html')], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /bad\.jsonl line 4: malformed JSON/);
+});
