@@ -228,6 +228,7 @@ class EngineImpl final : public Engine {
     state_.at(u).lock_port = p;
     after_lock_change(u);
   }
+  void inject_detector(NodeId u, std::uint64_t ports) override { detector_.at(u) = static_cast<Word>(ports); }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
     enqueue(u, port, byte, next_id_++);
     check_edge_bound(u, port);
@@ -290,7 +291,7 @@ class EngineImpl final : public Engine {
       begin_line("connect");
       line_ += ",\"u\":" + std::to_string(u) + ",\"pu\":" + std::to_string(pu) + ",\"v\":" + std::to_string(v) +
                ",\"pv\":" + std::to_string(pv) + "}";
-      lines_.commit();
+      commit_line();
     }
     // Lock-set fine print (design notes §4): a node whose lock still names a port whose edge was
     // cut, and that has not acted since, is counted by the paper's definition in the lock set of
@@ -319,7 +320,7 @@ class EngineImpl final : public Engine {
       begin_line("cut");
       line_ += ",\"u\":" + std::to_string(u) + ",\"pu\":" + std::to_string(pu) + ",\"v\":" + std::to_string(v) +
                ",\"pv\":" + std::to_string(pv) + "}";
-      lines_.commit();
+      commit_line();
     }
     // Persistence (P2, P3): the neighbour on this port is no longer persistent for either end.
     for (auto [x, px, y] : {std::tuple{u, pu, v}, std::tuple{v, pv, u}}) {
@@ -381,7 +382,7 @@ class EngineImpl final : public Engine {
       if (lines_.enabled()) {
         begin_line("lost");
         line_ += ",\"id\":" + std::to_string(m.id) + ",\"reason\":\"cut\"}";
-        lines_.commit();
+        commit_line();
       }
       remove(c, count_[c] - 1u);
     }
@@ -593,7 +594,7 @@ class EngineImpl final : public Engine {
         if (lines_.enabled()) {
           begin_line("lost");
           line_ += ",\"id\":" + std::to_string(id) + ",\"reason\":\"no-edge\"}";
-          lines_.commit();
+          commit_line();
         }
         continue;
       }
@@ -635,7 +636,6 @@ class EngineImpl final : public Engine {
     if (!points) {
       report("P2", {holder, w}, {l}, "node " + std::to_string(w) + " is held by LOCKED node " + std::to_string(holder) +
                                         " but its lock variable changed to " + port_name(l));
-      held_by_[w] = no_node;
     }
   }
   static std::string port_name(Port l) { return l == core::no_port ? "BOT" : std::to_string(l); }
@@ -669,7 +669,7 @@ class EngineImpl final : public Engine {
     if (lines_.enabled()) {
       begin_line("done");
       line_ += ",\"node\":" + std::to_string(u) + ",\"op\":\"lock\",\"ports\":" + ports_json(locked) + ",\"lock_set\":" + paper_lock_set(u) + "}";
-      lines_.commit();
+      commit_line();
     }
     log({tick32(), EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
     if (a.phase == AppPhase::requesting) {
@@ -689,7 +689,7 @@ class EngineImpl final : public Engine {
     if (lines_.enabled()) {
       begin_line("done");
       line_ += ",\"node\":" + std::to_string(u) + ",\"op\":\"unlock\",\"ports\":[],\"lock_set\":[]}";
-      lines_.commit();
+      commit_line();
     }
     log({tick32(), EvKind::done, 1, 0, 0, u, 0});
     if (a.phase == AppPhase::unlocking) {
@@ -966,7 +966,7 @@ class EngineImpl final : public Engine {
       json nodes_j = nodes, ports_j = ports;
       line_ += ",\"property\":\"" + property + "\",\"nodes\":" + nodes_j.dump() + ",\"ports\":" + ports_j.dump() +
                ",\"detail\":" + json(detail).dump() + "}";
-      lines_.commit();
+      commit_line();
     }
     violations_.push_back(std::move(v));
   }
@@ -1005,11 +1005,11 @@ class EngineImpl final : public Engine {
     return line_;
   }
   void write_header() {
-    json h = {{"type", "lmx-trace"}, {"schema", 1}, {"lmx_version", std::string(core::version)}, {"source", opt_.source},
+    nlohmann::ordered_json h = {{"type", "lmx-trace"}, {"schema", 1}, {"lmx_version", std::string(core::version)}, {"source", opt_.source},
               {"variant", std::string(core::to_string(sc_.variant))}, {"delta", delta_}, {"k", sc_.k}, {"nodes", n_},
-              {"seed", sc_.seed}, {"engine", sc_.engine}, {"scenario", sc_.to_json()}};
+              {"seed", sc_.seed}, {"engine", sc_.engine}, {"scenario", nlohmann::ordered_json::parse(sc_.to_json().dump())}};
     if (!positions_.empty() && lines_.enabled()) {
-      json pos = json::array();
+      nlohmann::ordered_json pos = nlohmann::ordered_json::array();
       for (auto [x, y] : positions_) pos.push_back({x, y});
       h["positions"] = pos;
     }

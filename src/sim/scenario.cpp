@@ -2,6 +2,7 @@
 // keys, types and ranges and builds the Scenario.
 #include "lmx/sim/scenario.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -234,7 +235,14 @@ json scenario_json_from_toml_file(const std::string& path) {
   text << in.rdbuf();
   try {
     const toml::table t = toml::parse(text.str(), path);
-    return from_toml(t);
+    json j = from_toml(t);
+    // An edge-list file named relative to the scenario is found next to it.
+    if (j.contains("topology") && j["topology"].is_object() && j["topology"].contains("file") && j["topology"]["file"].is_string()) {
+      const std::filesystem::path file = j["topology"]["file"].get<std::string>();
+      if (file.is_relative() && !file.empty())
+        j["topology"]["file"] = (std::filesystem::path(path).parent_path() / file).lexically_normal().string();
+    }
+    return j;
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw ScenarioError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " +

@@ -71,6 +71,8 @@ class Engine {
   [[nodiscard]] virtual double now() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
+  /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
+  virtual void inject_detector(NodeId u, std::uint64_t ports) = 0;
   /// Test-only fault injection: put a message directly into u's channel on `port` (to make P4/P6 fire).
   virtual void inject_message(NodeId u, core::Port port, std::uint8_t byte) = 0;
 };
