@@ -138,7 +138,11 @@ class EngineImpl final : public Engine {
         prio_rng_(s.seed, priority_stream),
         lines_(o.trace, o.hash_lines),
         latency_rounds_(s.engine == "async" ? 16 : 1),
-        start_wall_(std::chrono::steady_clock::now()) {
+        start_wall_(std::chrono::steady_clock::now()),
+        async_(s.engine == "async"),
+        delay_target_(s.delivery.kind == "delay-target"),
+        oldest_first_(s.delivery.kind == "oldest"),
+        auto_workload_(s.workload.kind == "auto") {
     state_.resize(n_);
     detector_.assign(n_, Word{0});
     neighbours_.assign(n_, Word{0});
@@ -239,7 +243,7 @@ class EngineImpl final : public Engine {
     if (done_) return false;
     const std::uint64_t round = now_ / tpr_;
     topology_step(round);
-    if (sc_.engine == "async")
+    if (async_)
       async_round(round);
     else
       semi_sync_round(round);
@@ -430,7 +434,7 @@ class EngineImpl final : public Engine {
   unsigned receivable(NodeId u, std::array<Slot, 64>& out, unsigned& held_back) {
     unsigned k = 0;
     held_back = 0;
-    const bool delaying = sc_.delivery.kind == "delay-target";
+    const bool delaying = delay_target_;
     for (Port p = 0; p <= delta_; ++p) {
       const std::size_t c = channel(u, p);
       for (unsigned i = 0; i < count_[c] && k < out.size(); ++i) {
@@ -489,7 +493,7 @@ class EngineImpl final : public Engine {
 
   void deliver(NodeId u, const std::array<Slot, 64>& slots, unsigned k) {
     unsigned pick = 0;
-    if (sc_.delivery.kind == "oldest") {
+    if (oldest_first_) {
       std::uint32_t best = ~0u;
       for (unsigned i = 0; i < k; ++i) {
         const auto st = stored(channel(u, slots[i].port), slots[i].index).stamp;
@@ -673,7 +677,7 @@ class EngineImpl final : public Engine {
     }
     log({tick32(), EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
     if (a.phase == AppPhase::requesting) {
-      a.phase = sc_.workload.kind == "auto" ? AppPhase::wait_unlock : AppPhase::none;
+      a.phase = auto_workload_ ? AppPhase::wait_unlock : AppPhase::none;
       a.timer = now_ + draw_delay(sc_.workload.hold);
     }
   }
@@ -694,7 +698,7 @@ class EngineImpl final : public Engine {
     log({tick32(), EvKind::done, 1, 0, 0, u, 0});
     if (a.phase == AppPhase::unlocking) {
       --unlocking_count_;
-      if (sc_.workload.kind == "auto")
+      if (auto_workload_)
         schedule_lock(u, false);
       else
         a.phase = AppPhase::none;
@@ -805,7 +809,7 @@ class EngineImpl final : public Engine {
       locks_in_interval_ = 0;
     }
     ++rounds_done_;
-    if (sc_.engine != "async") now_ = static_cast<std::uint32_t>(round + 1);
+    if (!async_) now_ = static_cast<std::uint32_t>(round + 1);
     if (rounds_done_ >= sc_.rounds) done_ = true;
     if (sc_.workload.kind == "auto" && sc_.workload.locks && pending_ == 0 && unlocking_count_ == 0 && in_transit_ == 0 && all_done()) done_ = true;
     if (opt_.progress && (round % std::max<std::uint64_t>(1, sc_.rounds / 100)) == 0) opt_.progress(double(round) / double(sc_.rounds));
@@ -818,7 +822,7 @@ class EngineImpl final : public Engine {
 
   // ---------------------------------------------------------------- topology dynamics
   void topology_step(std::uint64_t round) {
-    if (sc_.engine == "async") now_ = static_cast<std::uint32_t>(round * tpr_);
+    if (async_) now_ = static_cast<std::uint32_t>(round * tpr_);
     if (sc_.topology.kind == "mobility") mobility_step();
     const auto& kind = sc_.dynamics.kind;
     if (kind == "churn") churn_step();
@@ -1204,6 +1208,8 @@ class EngineImpl final : public Engine {
   std::uint64_t series_every_ = 1;
   std::vector<std::uint64_t> series_round_, series_locks_, series_locked_, series_transit_;
   std::chrono::steady_clock::time_point start_wall_;
+  // The scenario's choices, decoded once (the hot path compares no strings).
+  bool async_, delay_target_, oldest_first_, auto_workload_;
 };
 
 }  // namespace
