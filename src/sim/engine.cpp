@@ -104,11 +104,23 @@ struct App {
   std::uint32_t locks = 0;     ///< completed locks
 };
 
+/// A message in transit: its byte, the (wrapping, 16-bit) tick it was sent at, and its trace id.
 struct Stored {
   std::uint8_t byte;
-  std::uint32_t stamp;
+  std::uint16_t stamp;
   std::uint64_t id;
 };
+
+/// One directed channel (the messages waiting at a node's port), in one 8-byte record so that a
+/// send touches one cache line. Send times are kept modulo 2^16 ticks: a message is receivable when
+/// its age is not 0 modulo 2^16 (a message that waited exactly a multiple of 2^16 ticks waits one
+/// more tick, a delay the adversary may impose anyway), and ages order `oldest` delivery.
+struct Channel {
+  std::uint16_t stamp[inline_slots];
+  std::uint8_t count;
+  std::uint8_t byte[inline_slots];
+};
+static_assert(sizeof(Channel) == 8);
 
 /// A delivered message's coordinates in a channel.
 struct Slot {
@@ -148,9 +160,7 @@ class EngineImpl final : public Engine {
     neighbours_.assign(n_, Word{0});
     peer_.assign(std::size_t{n_} * delta_, no_node);
     peer_port_.assign(std::size_t{n_} * delta_, Port{0});
-    count_.assign(std::size_t{n_} * ports_, std::uint8_t{0});
-    byte_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint8_t{0});
-    stamp_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint32_t{0});
+    channels_.assign(std::size_t{n_} * ports_, Channel{});
     if (lines_.enabled()) id_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint64_t{0});
     app_.resize(n_);
     persistent_.assign(n_, Word{0});
@@ -235,7 +245,8 @@ class EngineImpl final : public Engine {
   void inject_detector(NodeId u, std::uint64_t ports) override { detector_.at(u) = static_cast<Word>(ports); }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
     enqueue(u, port, byte, next_id_++);
-    check_edge_bound(u, port);
+    if (port == core::self_port || peer(u, port) != no_node)
+      check_edge_bound(u, port, port ? peer(u, port) : u, port ? peer_port(u, port) : Port{0});
   }
 
   // ---------------------------------------------------------------- running
@@ -335,35 +346,38 @@ class EngineImpl final : public Engine {
 
   // ---------------------------------------------------------------- channels
   [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_ + p; }
+  [[nodiscard]] std::uint16_t now16() const { return static_cast<std::uint16_t>(now_); }
+  [[nodiscard]] std::uint16_t age_of(const Stored& m) const { return static_cast<std::uint16_t>(now16() - m.stamp); }
   void enqueue(NodeId to, Port p, std::uint8_t byte, std::uint64_t id) {
     const std::size_t c = channel(to, p);
-    const unsigned k = count_[c];
+    Channel& ch = channels_[c];
+    const unsigned k = ch.count;
     if (k < inline_slots) {
-      byte_[c * inline_slots + k] = byte, stamp_[c * inline_slots + k] = now_;
+      ch.byte[k] = byte, ch.stamp[k] = now16();
       if (!id_.empty()) id_[c * inline_slots + k] = id;
     } else {
-      overflow_[c].push_back({byte, now_, id});
+      overflow_[c].push_back({byte, now16(), id});
     }
     if (k == 255) {
       report("P4", {to}, {p}, "more than 255 messages waiting on one channel; the run stops");
       done_ = true;
       return;
     }
-    count_[c] = static_cast<std::uint8_t>(k + 1);
+    ch.count = static_cast<std::uint8_t>(k + 1);
     ++in_transit_;
   }
   [[nodiscard]] Stored stored(std::size_t c, unsigned i) const {
     if (i < inline_slots)
-      return {byte_[c * inline_slots + i], stamp_[c * inline_slots + i], id_.empty() ? 0 : id_[c * inline_slots + i]};
+      return {channels_[c].byte[i], channels_[c].stamp[i], id_.empty() ? 0 : id_[c * inline_slots + i]};
     return overflow_.at(c)[i - inline_slots];
   }
   /// Removes message i of channel c (a bag: the last message takes its place).
   void remove(std::size_t c, unsigned i) {
-    const unsigned last = count_[c] - 1u;
+    const unsigned last = channels_[c].count - 1u;
     if (i != last) {
       const Stored m = stored(c, last);
       if (i < inline_slots) {
-        byte_[c * inline_slots + i] = m.byte, stamp_[c * inline_slots + i] = m.stamp;
+        channels_[c].byte[i] = m.byte, channels_[c].stamp[i] = m.stamp;
         if (!id_.empty()) id_[c * inline_slots + i] = m.id;
       } else {
         overflow_[c][i - inline_slots] = m;
@@ -374,13 +388,13 @@ class EngineImpl final : public Engine {
       spill.pop_back();
       if (spill.empty()) overflow_.erase(c);
     }
-    count_[c] = static_cast<std::uint8_t>(last);
+    channels_[c].count = static_cast<std::uint8_t>(last);
     --in_transit_;
   }
   void drop_channel(NodeId u, Port p) {
     const std::size_t c = channel(u, p);
-    while (count_[c]) {
-      const Stored m = stored(c, count_[c] - 1u);
+    while (channels_[c].count) {
+      const Stored m = stored(c, channels_[c].count - 1u);
       ++lost_;
       log({tick32(), EvKind::lost, p, m.byte, 0, u, 0});
       if (lines_.enabled()) {
@@ -388,13 +402,13 @@ class EngineImpl final : public Engine {
         line_ += ",\"id\":" + std::to_string(m.id) + ",\"reason\":\"cut\"}";
         commit_line();
       }
-      remove(c, count_[c] - 1u);
+      remove(c, channels_[c].count - 1u);
     }
   }
-  void check_edge_bound(NodeId to, Port p) {
-    const std::size_t c = channel(to, p);
-    unsigned along = count_[c];
-    if (p != core::self_port) along += count_[channel(peer(to, p), peer_port(to, p))];
+  /// P4 after a message arrived in `to`'s channel on port p; (from, from_port) is the other end.
+  void check_edge_bound(NodeId to, Port p, NodeId from, Port from_port) {
+    unsigned along = channels_[channel(to, p)].count;
+    if (p != core::self_port) along += channels_[channel(from, from_port)].count;
     max_in_transit_ = std::max(max_in_transit_, along);
     if (along > 2 && p != core::self_port)
       report("P4", {to, peer(to, p)}, {p, peer_port(to, p)},
@@ -437,11 +451,11 @@ class EngineImpl final : public Engine {
     const bool delaying = delay_target_;
     for (Port p = 0; p <= delta_; ++p) {
       const std::size_t c = channel(u, p);
-      for (unsigned i = 0; i < count_[c] && k < out.size(); ++i) {
-        const Stored m = stored(c, i);
-        if (m.stamp >= now_) continue;  // sent by an execution that did not start earlier
+      for (unsigned i = 0; i < channels_[c].count && k < out.size(); ++i) {
+        const std::uint16_t age = age_of(stored(c, i));
+        if (age == 0) continue;  // sent by an execution that did not start earlier
         if (delaying && (u == sc_.delivery.target || (p && peer(u, p) == sc_.delivery.target)) &&
-            now_ - m.stamp < std::uint64_t{sc_.delivery.patience} * tpr_) {
+            age < std::uint64_t{sc_.delivery.patience} * tpr_) {
           ++held_back;  // the target's message is held back, within the fairness bound
           continue;
         }
@@ -494,10 +508,10 @@ class EngineImpl final : public Engine {
   void deliver(NodeId u, const std::array<Slot, 64>& slots, unsigned k) {
     unsigned pick = 0;
     if (oldest_first_) {
-      std::uint32_t best = ~0u;
+      int best = -1;
       for (unsigned i = 0; i < k; ++i) {
-        const auto st = stored(channel(u, slots[i].port), slots[i].index).stamp;
-        if (st < best) best = st, pick = i;
+        const int age = age_of(stored(channel(u, slots[i].port), slots[i].index));
+        if (age > best) best = age, pick = i;
       }
     } else if (k > 1) {
       pick = del_rng_.below(k);
@@ -580,6 +594,10 @@ class EngineImpl final : public Engine {
       report("P6", {u}, {}, "a " + std::string(core::to_string(group.message.kind)) + " message does not fit one byte");
     ++sent_by_kind_[static_cast<unsigned>(group.message.kind)];
     App& a = app_[u];
+    // The receivers' channels are scattered in memory: start loading all of them before the first
+    // is needed, so their cache misses overlap.
+    for (Port p : group.ports)
+      if (p != core::self_port && peer(u, p) != no_node) __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
     for (Port p : group.ports) {
       const std::uint64_t id = next_id_++;
       ++sent_;
@@ -603,7 +621,7 @@ class EngineImpl final : public Engine {
         continue;
       }
       enqueue(to, to_port, byte, id);
-      check_edge_bound(to, to_port);
+      check_edge_bound(to, to_port, u, p);
     }
   }
 
@@ -1077,8 +1095,8 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- summary
   [[nodiscard]] std::size_t memory_bytes() const {
     return state_.capacity() * sizeof(State) + detector_.capacity() * sizeof(Word) + neighbours_.capacity() * sizeof(Word) +
-           peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() + count_.capacity() + byte_.capacity() +
-           stamp_.capacity() * 4 + id_.capacity() * 8 + app_.capacity() * sizeof(App) + persistent_.capacity() * sizeof(Word) +
+           peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() + channels_.capacity() * sizeof(Channel) +
+           id_.capacity() * 8 + app_.capacity() * sizeof(App) + persistent_.capacity() * sizeof(Word) +
            held_by_.capacity() * sizeof(NodeId) + participating_.capacity() / 8 + positions_.capacity() * 16 +
            waypoints_.capacity() * 16 + initial_edges_.capacity() * 8 + wakeups_.size() * 16;
   }
@@ -1176,8 +1194,7 @@ class EngineImpl final : public Engine {
   std::vector<Word> detector_, neighbours_;
   std::vector<NodeId> peer_;
   std::vector<Port> peer_port_;
-  std::vector<std::uint8_t> count_, byte_;
-  std::vector<std::uint32_t> stamp_;
+  std::vector<Channel> channels_;
   std::vector<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
   std::vector<App> app_;

@@ -174,7 +174,10 @@ Scenario scenario_from_json(const json& j) {
   del.get("target", s.delivery.target);
   del.get("patience", s.delivery.patience);
   if (s.delivery.target >= s.nodes) throw ScenarioError(del.where("target") + "no such node");
-  if (s.delivery.patience < 1 || s.delivery.patience > 1'000'000u) throw ScenarioError(del.where("patience") + "must be in 1..1000000");
+  // Message ages are kept modulo 2^16 ticks (1024 ticks per round for the async engine).
+  const unsigned max_patience = s.engine == "async" ? 60 : 60000;
+  if (s.delivery.patience < 1 || s.delivery.patience > max_patience)
+    throw ScenarioError(del.where("patience") + "must be in 1.." + std::to_string(max_patience) + " for the " + s.engine + " engine");
   del.finish();
 
   auto topo = section(top, "topology", empty);
