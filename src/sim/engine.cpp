@@ -171,6 +171,8 @@ class EngineImpl final : public Engine {
     positions_ = std::move(topo.positions);
     if (s.topology.kind == "mobility") waypoints_ = positions_, shuffle_waypoints();
     write_header();
+    // Only churn and swizzle revisit the initial edges; other runs do not pay for the list.
+    const bool keep_initial_edges = s.dynamics.kind == "churn" || s.dynamics.kind == "swizzle";
     for (auto [u, v] : topo.edges) {
       if (topo.cap_is_error) {
         for (NodeId x : {u, v})
@@ -178,8 +180,9 @@ class EngineImpl final : public Engine {
             throw ScenarioError("topology breaks the Delta cap: node " + std::to_string(x) + " has more than " +
                                 std::to_string(delta_) + " neighbours");
       }
-      if (connect_random(u, v)) initial_edges_.emplace_back(u, v);
+      if (connect_random(u, v) && keep_initial_edges) initial_edges_.emplace_back(u, v);
     }
+    initial_edges_.shrink_to_fit();
     setup_workload();
     if (sc_.engine == "async")
       for (NodeId u = 0; u < n_; ++u) wakeups_.push({act_rng_.below(tpr_), u});
@@ -1138,6 +1141,7 @@ class EngineImpl final : public Engine {
         {"edges", edges_},
         {"locks_requested", locks_requested_},
         {"locks_completed", locks_completed_},
+        {"locks_pending", pending_},
         {"violations", viol},
         {"violation_counts", violation_counts_},
         {"stalled", stalled_},

@@ -186,9 +186,10 @@ Scenario scenario_from_json(const json& j) {
   if (const json* e = topo.find("edges")) {
     if (!e->is_array()) throw ScenarioError(topo.where("edges") + "expected an array of [u, v] pairs");
     for (const auto& pair : *e) {
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() || !pair[1].is_number_unsigned())
+      auto node_number = [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= 0xFFFFFFFFll; };
+      if (!pair.is_array() || pair.size() != 2 || !node_number(pair[0]) || !node_number(pair[1]))
         throw ScenarioError(topo.where("edges") + "expected [u, v] pairs of node numbers, got " + pair.dump());
-      s.topology.edges.emplace_back(pair[0].get<NodeId>(), pair[1].get<NodeId>());
+      s.topology.edges.emplace_back(static_cast<NodeId>(pair[0].get<std::int64_t>()), static_cast<NodeId>(pair[1].get<std::int64_t>()));
     }
   }
   topo.get("degree", s.topology.degree);
