@@ -1,0 +1,86 @@
+// A simulation scenario: the network, the adversary, the workload and the run length. Scenarios
+// come from TOML files (docs/scenarios.md), `--set key=value` overrides, or a trace header (replay);
+// all three go through one validator, so every input gets the same error messages.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmx/core/protocol.hpp"
+
+namespace lmx::sim {
+
+using NodeId = std::uint32_t;
+inline constexpr NodeId no_node = 0xFFFFFFFFu;
+
+/// Bad scenario input: the message names the key and the problem in one line.
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Scenario {
+  std::string name = "default";
+  std::uint32_t nodes = 1000;
+  unsigned delta = 8;
+  unsigned k = 4;
+  core::Variant variant = core::default_variant;
+  std::string engine = "async";  ///< "semi-sync" (rounds) or "async" (intervals, paper Section 5)
+  std::uint64_t seed = 1;
+  std::uint64_t rounds = 400;    ///< run length: rounds, or time units for the async engine
+  std::uint64_t horizon = 0;     ///< P7: a request pending longer than this is reported (0: rounds)
+
+  struct Activation {
+    std::string kind = "random";  ///< random (probability p) | sequential | synchronous
+    double p = 0.5;
+  } activation;
+
+  struct Delivery {
+    std::string kind = "random";  ///< random | oldest | delay-target
+    NodeId target = 0;            ///< delay-target: the node whose messages are delayed
+    std::uint32_t patience = 16;  ///< delay-target: rounds a message may be held back at most
+  } delivery;
+
+  struct Topology {
+    std::string kind = "mobility";  ///< edges | ring | grid | regular | unit-disk | mobility
+    std::string file;               ///< edges: an edge-list file ("u v" per line)
+    std::vector<std::pair<NodeId, NodeId>> edges;  ///< edges: inline list
+    unsigned degree = 0;            ///< regular: target degree (0: delta)
+    unsigned width = 0;             ///< grid: columns (0: square)
+    double radius = 0.045;          ///< unit-disk, mobility: connection radius r
+    double speed = 0.004;           ///< mobility: distance per round
+  } topology;
+
+  struct Dynamics {
+    std::string kind = "static";  ///< static | churn | starve | flap | swizzle
+    double birth = 0.01;          ///< churn: probability that a missing initial edge returns, per round
+    double death = 0.01;          ///< churn: probability that a present edge is cut, per round
+    NodeId target = 0;            ///< starve: the node whose requests are attacked
+    std::uint32_t bound = 8;      ///< hostile strategies: the longest an edge stays cut (rounds)
+    std::uint32_t batch = 8;      ///< swizzle: edges cut per attack
+  } dynamics;
+
+  struct Workload {
+    std::string kind = "auto";     ///< auto (idle, lock, hold, unlock) | manual (application API)
+    double participation = 1.0;    ///< fraction of nodes that lock
+    double idle = 4;               ///< mean rounds between Unlock completing and the next Lock
+    double hold = 2;               ///< mean rounds in the critical section
+    std::uint32_t locks = 0;       ///< locks per participating node (0: continuous)
+  } workload;
+
+  [[nodiscard]] std::uint64_t effective_horizon() const { return horizon ? horizon : rounds; }
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+/// Validates a scenario given as JSON (unknown keys, types, ranges, topology feasibility of
+/// inline data). Throws ScenarioError.
+Scenario scenario_from_json(const nlohmann::json& j);
+/// Reads a TOML file into the JSON form (throws ScenarioError on unreadable or malformed files).
+nlohmann::json scenario_json_from_toml_file(const std::string& path);
+/// Applies one `key=value` override (dotted key; value in TOML syntax, bare words taken as strings).
+void apply_override(nlohmann::json& j, const std::string& assignment);
+
+}  // namespace lmx::sim

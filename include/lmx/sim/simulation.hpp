@@ -1,0 +1,93 @@
+// The simulator: the paper's model (design notes §3) at scale, two engines (semi-synchronous rounds,
+// asynchronous intervals), composable adversaries, workloads, live monitors of P1-P7, metrics and
+// the lmx-trace/1 writer. docs/simulator.md explains each part.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lmx/sim/scenario.hpp"
+
+namespace lmx::sim {
+
+/// A monitor's finding. `property` is P1..P7 (or P7 with stall = true for a global stall).
+struct Violation {
+  std::string property;
+  double round = 0;
+  std::vector<NodeId> nodes;
+  std::vector<unsigned> ports;
+  std::string detail;
+  std::vector<std::string> excerpt;  ///< the last trace events involving `nodes`, oldest first
+};
+
+struct RunOptions {
+  std::ostream* trace = nullptr;           ///< write lmx-trace/1 lines here
+  bool hash_lines = false;                 ///< compute the line hash even without `trace` (replay)
+  std::function<void(double)> progress;    ///< called with the fraction done, at most ~100 times
+  std::string source = "run";
+};
+
+/// What a node looks like from outside (for the application API and tests).
+struct NodeView {
+  core::Port lock_port = core::no_port;
+  core::InitiatorState state = core::InitiatorState::idle;
+  core::ParticipantPhase phase = core::ParticipantPhase::idle;
+  std::uint64_t lock_set = 0;     ///< L as a bit mask over ports
+  std::uint64_t replied = 0;      ///< R
+  std::uint64_t neighbours = 0;   ///< ports 1..Delta holding an edge
+  std::uint64_t disconnected = 0; ///< the detector's D
+  std::uint32_t locks_completed = 0;
+};
+
+/// Engine interface; one implementation per register width, chosen from Delta.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  /// Advances one round (semi-sync) or one time unit (async). Returns false once the run is over.
+  virtual bool step() = 0;
+  /// Runs to the end and returns the `lmx run --json` object (docs/run-format.md).
+  virtual nlohmann::json finish() = 0;
+
+  // The application-facing API (workload kind "manual"; the amoebot application).
+  /// Asks u to call Lock at its next activation; false if u's state is not bottom (rejected).
+  virtual bool request_lock(NodeId u) = 0;
+  /// Asks u to call Unlock at its next activation; false unless u is LOCKED.
+  virtual bool request_unlock(NodeId u) = 0;
+  /// Establishes edge {u, v} on the given ports (0: the adversary picks a free one).
+  virtual std::string connect(NodeId u, core::Port pu, NodeId v, core::Port pv) = 0;
+  /// Cuts the edge on port pu of u; its messages in transit are lost.
+  virtual std::string cut(NodeId u, core::Port pu) = 0;
+  /// Moves u (positions are for observation; topology changes go through connect / cut).
+  virtual void move(NodeId u, double x, double y) = 0;
+
+  [[nodiscard]] virtual NodeView node(NodeId u) const = 0;
+  [[nodiscard]] virtual const std::vector<Violation>& violations() const = 0;
+  [[nodiscard]] virtual std::uint64_t in_transit() const = 0;
+  [[nodiscard]] virtual double now() const = 0;
+  /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
+  virtual void inject_lock_port(NodeId u, core::Port p) = 0;
+  /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
+  virtual void inject_detector(NodeId u, std::uint64_t ports) = 0;
+  /// Test-only fault injection: put a message directly into u's channel on `port` (to make P4/P6 fire).
+  virtual void inject_message(NodeId u, core::Port port, std::uint8_t byte) = 0;
+};
+
+/// Builds the engine for a scenario (throws ScenarioError for an infeasible topology).
+std::unique_ptr<Engine> make_engine(const Scenario& scenario, const RunOptions& options = {});
+
+/// Runs a scenario to the end: make_engine + finish.
+nlohmann::json run(const Scenario& scenario, const RunOptions& options = {});
+
+/// P5: the node state the layout occupies is within a constant factor (8) of the paper's O(Delta)
+/// accounting.
+bool p5_holds(unsigned layout_bits, unsigned paper_bits);
+
+/// FNV-1a 64 as 16 hex digits (the trace line hash of docs/trace-format.md).
+std::string hex64(std::uint64_t h);
+
+}  // namespace lmx::sim

@@ -1,0 +1,54 @@
+// One seed, many streams: each adversary component draws from its own xoshiro256** stream derived
+// from the scenario seed with splitmix64, so adding draws to one component never shifts another.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace lmx::sim {
+
+inline std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+class Rng {
+ public:
+  Rng() : Rng(0, 0) {}
+  Rng(std::uint64_t seed, std::uint64_t stream) {
+    std::uint64_t x = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
+    for (auto& w : s_) w = splitmix64(x);
+  }
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  /// Uniform in [0, bound), bound >= 1 (Lemire's multiply-shift; the tiny bias is irrelevant here).
+  std::uint32_t below(std::uint32_t bound) {
+    return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(bound)) >> 32);
+  }
+  /// Uniform in [0, 1).
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  bool chance(double p) { return unit() < p; }
+  /// Number of failures before the first success of a Bernoulli(p) sequence.
+  std::uint64_t geometric(double p) {
+    if (p >= 1.0) return 0;
+    const double u = 1.0 - unit();  // (0, 1]
+    return static_cast<std::uint64_t>(std::floor(std::log(u) / std::log1p(-p)));
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4];
+};
+
+/// Stream numbers: one per component.
+enum Stream : std::uint64_t { activation_stream = 1, delivery_stream, topology_stream, workload_stream, priority_stream };
+
+}  // namespace lmx::sim

@@ -1,0 +1,145 @@
+// Runs, determinism, adversary combinations, scenario validation.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "lmx/sim/simulation.hpp"
+
+namespace lmx::sim {
+namespace {
+
+using nlohmann::json;
+
+Scenario small() {
+  Scenario s;
+  s.nodes = 60, s.rounds = 60, s.topology.radius = 0.2;
+  return s;
+}
+
+TEST(Run, OneSeedOneTrace) {
+  std::ostringstream a, b;
+  RunOptions oa, ob;
+  oa.trace = &a, ob.trace = &b;
+  const json ra = run(small(), oa), rb = run(small(), ob);
+  EXPECT_EQ(ra["trace_hash"], rb["trace_hash"]);
+  EXPECT_EQ(a.str(), b.str());
+  Scenario other = small();
+  other.seed = 2;
+  EXPECT_NE(run(other)["trace_hash"], ra["trace_hash"]);
+}
+
+TEST(Run, TracingDoesNotChangeTheRun) {
+  std::ostringstream out;
+  RunOptions o;
+  o.trace = &out;
+  EXPECT_EQ(run(small(), o)["trace_hash"], run(small())["trace_hash"]);
+  // Header first, end last, and every line is JSON.
+  std::istringstream in(out.str());
+  std::string line, last;
+  std::getline(in, line);
+  EXPECT_EQ(json::parse(line)["type"], "lmx-trace");
+  while (std::getline(in, line)) {
+    last = line;
+    EXPECT_TRUE(json::accept(line)) << line;
+  }
+  EXPECT_EQ(json::parse(last)["ev"], "end");
+}
+
+TEST(Run, SummaryHasTheContractKeys) {
+  const json r = run(small());
+  for (const char* key : {"scenario", "seed", "variant", "rounds", "locks_requested", "locks_completed", "violations", "stalled",
+                          "latency_rounds", "messages_per_lock", "actions_per_second", "trace_hash", "properties", "series"})
+    EXPECT_TRUE(r.contains(key)) << key;
+  EXPECT_GT(r["locks_completed"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r["trace_hash"].get<std::string>().size(), 16u);
+}
+
+struct Combo {
+  const char* engine;
+  const char* activation;
+  const char* delivery;
+  const char* topology;
+  const char* dynamics;
+};
+
+void PrintTo(const Combo& c, std::ostream* os) {
+  *os << c.engine << "/" << c.activation << "/" << c.delivery << "/" << c.topology << "/" << c.dynamics;
+}
+
+class Adversaries : public ::testing::TestWithParam<Combo> {};
+
+// Safety (P1-P6) must hold under every adversary. Liveness (P7) is reported, not asserted: the
+// monitors find stalls of the printed algorithm and of the repair (docs/simulator.md, findings).
+TEST_P(Adversaries, SafetyHoldsAndTheRunProgressesOrReportsAStall) {
+  const Combo c = GetParam();
+  Scenario s;
+  s.nodes = 40, s.rounds = 150, s.engine = c.engine;
+  s.activation.kind = c.activation, s.delivery.kind = c.delivery, s.delivery.target = 3;
+  s.topology.kind = c.topology, s.topology.radius = 0.25, s.topology.degree = 4;
+  s.dynamics.kind = c.dynamics, s.dynamics.target = 3, s.dynamics.bound = 4;
+  s.workload.locks = 3;
+  if (std::string(c.activation) == "sequential") s.nodes = 10, s.rounds = 3000;
+  const json r = run(s);
+  for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6"}) EXPECT_EQ(r["properties"][p], "pass") << p << ": " << r["violations"].dump(1);
+  for (const auto& v : r["violations"]) EXPECT_EQ(v["property"], "P7");
+  EXPECT_TRUE(r["locks_completed"].get<std::uint64_t>() > 0 || r["stalled"].get<bool>());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sim, Adversaries,
+    ::testing::Values(Combo{"semi-sync", "random", "random", "regular", "static"}, Combo{"semi-sync", "synchronous", "oldest", "ring", "churn"},
+                      Combo{"semi-sync", "sequential", "random", "grid", "static"},
+                      Combo{"semi-sync", "random", "delay-target", "unit-disk", "starve"},
+                      Combo{"semi-sync", "random", "random", "regular", "flap"}, Combo{"semi-sync", "random", "random", "grid", "swizzle"},
+                      Combo{"async", "random", "random", "mobility", "static"}, Combo{"async", "random", "oldest", "regular", "churn"},
+                      Combo{"async", "random", "delay-target", "unit-disk", "flap"}));
+
+// Scenario validation: one clear error per kind of bad input.
+std::string error_of(const std::string& assignment) {
+  json j = json::object();
+  try {
+    apply_override(j, assignment);
+    (void)scenario_from_json(j);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scenario, RejectsBadInputWithOneLine) {
+  EXPECT_NE(error_of("colour=3").find("'colour': unknown key"), std::string::npos);
+  EXPECT_NE(error_of("topology.colour=3").find("'topology.colour'"), std::string::npos);
+  EXPECT_NE(error_of("nodes=\"many\"").find("expected an integer"), std::string::npos);
+  EXPECT_NE(error_of("delta=64").find("Delta must be in 1..63"), std::string::npos);
+  EXPECT_NE(error_of("delta=0").find("Delta must be in 1..63"), std::string::npos);
+  EXPECT_NE(error_of("k=33").find("K must be in 2..32"), std::string::npos);
+  EXPECT_NE(error_of("engine=warp").find("unknown value 'warp'"), std::string::npos);
+  EXPECT_NE(error_of("activation.p=2").find("outside"), std::string::npos);
+  EXPECT_EQ(error_of("variant=paper"), "");
+  EXPECT_THROW(scenario_json_from_toml_file("/nonexistent/scenario.toml"), ScenarioError);
+}
+
+TEST(Scenario, TopologyBreakingTheDeltaCapIsAnError) {
+  Scenario s;
+  s.nodes = 4, s.delta = 2, s.topology.kind = "edges", s.topology.edges = {{0, 1}, {0, 2}, {0, 3}};
+  EXPECT_THROW(make_engine(s), ScenarioError);
+  s.topology.edges = {{0, 1}, {1, 0}};
+  EXPECT_THROW(make_engine(s), ScenarioError);
+}
+
+TEST(Scenario, JsonRoundTrip) {
+  Scenario s = small();
+  s.topology.kind = "edges", s.topology.edges = {{0, 1}, {2, 3}}, s.variant = core::Variant::paper;
+  EXPECT_EQ(scenario_from_json(s.to_json()).to_json(), s.to_json());
+}
+
+TEST(Scenario, ExamplesParse) {
+  for (const char* name : {"default.toml", "ring-paper.toml", "hostile-flap.toml", "churn.toml", "edges.toml"}) {
+    const std::string path = std::string(LMX_SIM_TEST_DATA) + "/../../examples/" + name;
+    const json j = scenario_json_from_toml_file(path);
+    EXPECT_NO_THROW((void)make_engine(scenario_from_json(j))) << name;
+  }
+}
+
+}  // namespace
+}  // namespace lmx::sim
