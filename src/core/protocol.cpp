@@ -174,6 +174,17 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       clean_up(s, ctx, out);       // A2.2
       if (s.applicants.contains(l)) {  // A2.3
         s.applicants.erase(l);         // A2.3 A <- A \ {l}
+        // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided
+        // and some candidate has not answered it yet (C \ P nonempty: a winner that may still
+        // set the lock, or a loser that has not re-requested). The late applicant cannot win this
+        // trial; keeping its priority would make the next trial wait for that candidate while the
+        // candidate waits for the applicant's own participant (a cycle). Answer it at once.
+        if (config_.variant == Variant::repaired && !(s.candidates - s.priorities.ports).empty()) {
+          s.candidates.insert(l);
+          s.phase = ParticipantPhase::compete;
+          send(out, Ports::of(l), Message{MessageKind::win, 0});
+          break;
+        }
         s.candidates.insert(l);        //      C <- C u {l}
       }
       if (s.priorities.ports.contains(l) && s.priorities.get(l) != a.message.value) out.priority_overwritten = true;
