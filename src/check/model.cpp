@@ -1,7 +1,6 @@
 #include "model.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace lmx::check::detail {
 
@@ -11,9 +10,10 @@ using core::Port;
 
 Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
-  std::iota(p.begin(), p.begin() + inst.nodes, std::uint8_t{0});
+  const unsigned n = std::min(inst.nodes, max_nodes);
+  for (unsigned i = 0; i < max_nodes; ++i) p[i] = static_cast<std::uint8_t>(i);
   do perms_.push_back(p);
-  while (std::next_permutation(p.begin(), p.begin() + inst.nodes));
+  while (std::next_permutation(p.begin(), p.begin() + n));
 }
 
 Global Model::initial() const {
