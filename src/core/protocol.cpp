@@ -14,7 +14,7 @@ std::string_view to_string(Mutant m) {
   constexpr std::string_view names[mutant_count] = {
       "none", "skip-cleanup-in-receive-prepare", "priorities-not-reset", "win-true-to-ties", "held-never-released",
       "lost-ack-counted", "win-ignores-lock", "release-keeps-lock", "set-lock-keeps-candidate",
-      "check-win-ignores-false", "unlock-keeps-replies", "without-r1", "without-r2"};
+      "check-win-ignores-false", "check-done-early", "without-r1", "without-r2"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -101,7 +101,8 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
     case Action::check_win:  // A2.14
       return s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size();
     case Action::check_done:  // A2.30
-      return s.state == InitiatorState::win && s.replied == s.lock_set;
+      return s.state == InitiatorState::win &&
+             (s.replied == s.lock_set || (LMX_MUTANT(check_done_early) && s.replied.size() + 1 >= s.lock_set.size()));
     case Action::check_unlocked:  // A3.12
       return s.state == InitiatorState::unlock && s.replied == s.lock_set;
     default:
@@ -138,7 +139,7 @@ Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
   if (s.state != InitiatorState::locked) return out.status = Status::rejected, out;  // A3.2
   clean_up(s, ctx, out);                                                             // A3.3
   s.state = InitiatorState::unlock;                                                  // A3.4
-  if (!LMX_MUTANT(unlock_keeps_replies)) s.replied.clear();                           // A3.4
+  s.replied.clear();                                                                 // A3.4
   send(out, s.lock_set, Message{MessageKind::release_lock, 0});                      // A3.5
   return out;
 }

@@ -313,7 +313,7 @@ enum class Mutant : std::uint8_t {
   release_keeps_lock,               ///< ReceiveRelease keeps the lock (A3.8 lock <- bottom dropped)
   set_lock_keeps_candidate,         ///< ReceiveSetLock keeps the locker in C (A2.24)
   check_win_ignores_false,          ///< CheckWin treats every outcome as won (A2.16)
-  unlock_keeps_replies,             ///< InitUnlock does not reset R (A3.4)
+  check_done_early,                 ///< CheckDone fires with one ack-lock still missing (A2.30)
   without_r1,                       ///< the repaired variant without repair R1
   without_r2,                       ///< the repaired variant without repair R2
 };
