@@ -25,7 +25,8 @@ done
 
 echo "-- repaired variant: passes"
 "$lmx" check --variant repaired --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 2 --max-changes 2
-"$lmx" check --nodes 3 --edges 0-1,1-2 --delta 2 --k 2 --locks 1 --max-changes 0 --safety-only
+"$lmx" check --nodes 3 --edges "" --delta 1 --k 2 --locks 1 --max-changes 1 --safety-only
+"$lmx" check --nodes 3 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 0
 
 echo "-- --json fields"
 "$lmx" check --json --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 0 >"$tmp/j.json" || true
