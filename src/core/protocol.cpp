@@ -7,6 +7,22 @@
 
 namespace lmx::core {
 
+#ifdef LMX_MUTANTS
+namespace testing {
+Mutant active_mutant = Mutant::none;
+std::string_view to_string(Mutant m) {
+  constexpr std::string_view names[mutant_count] = {
+      "none", "skip-cleanup-in-receive-prepare", "priorities-not-reset", "win-true-to-ties", "held-never-released",
+      "lost-ack-counted", "win-ignores-lock", "release-keeps-lock", "set-lock-keeps-candidate",
+      "check-win-ignores-false", "check-done-early", "without-r1", "without-r2"};
+  return names[static_cast<unsigned>(m)];
+}
+}  // namespace testing
+#define LMX_MUTANT(name) (::lmx::core::testing::active_mutant == ::lmx::core::testing::Mutant::name)
+#else
+#define LMX_MUTANT(name) false
+#endif
+
 namespace {
 constexpr unsigned ceil_log2(unsigned x) {
   unsigned bits = 0;
@@ -48,15 +64,19 @@ void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out) cons
   const Ports d = ctx.disconnected;
   if (!d.empty()) {                                                             // A1.23 for all l in D
     if (s.lock_port != no_port && d.contains(s.lock_port)) s.lock_port = no_port;  // A1.24
+    const Ports kept = LMX_MUTANT(lost_ack_counted) ? d & s.lock_set : Ports{};  // empty unless mutant
     s.lock_set -= d;                                                            // A1.25 L <- L \ {l}
     s.replied -= d;                                                             // A1.25 R <- R \ {l}
+    s.lock_set |= kept, s.replied |= kept;
     s.win_outcomes.erase(d);                                                    // A1.25 W <- W \ {(l,.)}
     s.on_hold -= d;                                                             // A1.25 H <- H \ {l}
     s.applicants -= d;                                                          // A1.26 A <- A \ {l}
     s.candidates -= d;                                                          // A1.26 C <- C \ {l}
     s.priorities.erase(d);                                                      // A1.26 P <- P \ {(l,.)}
   }
-  if (s.candidates.empty()) {                                  // A1.27 if C is empty
+  if (s.candidates.empty() && LMX_MUTANT(held_never_released)) {
+    s.phase = s.applicants.empty() && s.on_hold.empty() ? ParticipantPhase::idle : ParticipantPhase::prepare;
+  } else if (s.candidates.empty()) {                           // A1.27 if C is empty
     send(out, s.on_hold, Message{MessageKind::ready, 0});      // A1.28 Send(ready, l) for l in H
     s.applicants |= s.on_hold;                                 // A1.29 A <- A u H
     s.on_hold.clear();                                         //       H <- empty
@@ -75,13 +95,14 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
       // REPAIR R1 (docs/errata.md, E1): an initiator in WIN whose own participant role has gone
       // idle must still be able to process a disconnection, or CheckDone waits forever for an
       // ack-lock lost with its edge.
-      return config_.variant == Variant::repaired && s.state == InitiatorState::win;
+      return config_.variant == Variant::repaired && !LMX_MUTANT(without_r1) && s.state == InitiatorState::win;
     case Action::check_priorities:  // A2.5
       return s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size();
     case Action::check_win:  // A2.14
       return s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size();
     case Action::check_done:  // A2.30
-      return s.state == InitiatorState::win && s.replied == s.lock_set;
+      return s.state == InitiatorState::win &&
+             (s.replied == s.lock_set || (LMX_MUTANT(check_done_early) && s.replied.size() + 1 >= s.lock_set.size()));
     case Action::check_unlocked:  // A3.12
       return s.state == InitiatorState::unlock && s.replied == s.lock_set;
     default:
@@ -141,7 +162,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
 
   switch (a.action) {
     case Action::receive_prepare:  // A1.6
-      clean_up(s, ctx, out);                                  // A1.7
+      if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out);  // A1.7
       if (s.phase == ParticipantPhase::compete) {             // A1.8
         s.on_hold.insert(l);                                  // A1.8 H <- H u {l}
       } else {                                                // A1.9
@@ -174,6 +195,18 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       clean_up(s, ctx, out);       // A2.2
       if (s.applicants.contains(l)) {  // A2.3
         s.applicants.erase(l);         // A2.3 A <- A \ {l}
+        // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided
+        // and some candidate has not answered it yet (C \ P nonempty: a winner that may still
+        // set the lock, or a loser that has not re-requested). The late applicant cannot win this
+        // trial; keeping its priority would make the next trial wait for that candidate while the
+        // candidate waits for the applicant's own participant (a cycle). Answer it at once.
+        if (config_.variant == Variant::repaired && !LMX_MUTANT(without_r2) &&
+            !(s.candidates - s.priorities.ports).empty()) {
+          s.candidates.insert(l);
+          s.phase = ParticipantPhase::compete;
+          send(out, Ports::of(l), Message{MessageKind::win, 0});
+          break;
+        }
         s.candidates.insert(l);        //      C <- C u {l}
       }
       if (s.priorities.ports.contains(l) && s.priorities.get(l) != a.message.value) out.priority_overwritten = true;
@@ -184,7 +217,8 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
     case Action::check_priorities: {  // A2.5
       clean_up(s, ctx, out);          // A2.6
       const Ports best = s.priorities.highest();
-      if (s.lock_port == no_port && best.size() == 1) {  // A2.7 lock = bottom, unique highest p
+      if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
+          (best.size() == 1 || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
         const Port winner = best.first();
         send(out, best, Message{MessageKind::win, 1});                            // A2.8 win(true)
         send(out, s.candidates - best, Message{MessageKind::win, 0});             // A2.8 win(false)
@@ -192,7 +226,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       } else {
         send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
       }
-      s.priorities.clear();  // A2.10 P <- empty
+      if (!LMX_MUTANT(priorities_not_reset)) s.priorities.clear();  // A2.10 P <- empty
       break;
     }
 
@@ -206,7 +240,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
 
     case Action::check_win:     // A2.14
       clean_up(s, ctx, out);    // A2.15
-      if (!s.win_outcomes.lost.empty()) {                                   // A2.16 some (., false)
+      if (!s.win_outcomes.lost.empty() && !LMX_MUTANT(check_win_ignores_false)) {  // A2.16 some (., false)
         const auto p = static_cast<std::uint8_t>(draw(config_.k));          // A2.17
         send(out, s.lock_set, Message{MessageKind::request_lock, p});       // A2.18
       } else {                                                              // A2.19
@@ -219,7 +253,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
 
     case Action::receive_set_lock:  // A2.23
       s.lock_port = l;              // A2.24 lock <- l
-      s.candidates.erase(l);        // A2.24 C <- C \ {l}
+      if (!LMX_MUTANT(set_lock_keeps_candidate)) s.candidates.erase(l);  // A2.24 C <- C \ {l}
       clean_up(s, ctx, out);        // A2.25
       send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});  // A2.26
       break;
@@ -239,7 +273,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
 
     case Action::receive_release:  // A3.6
       clean_up(s, ctx, out);       // A3.7
-      s.lock_port = no_port;       // A3.8 lock <- bottom
+      if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;  // A3.8 lock <- bottom
       send(out, Ports::of(l), Message{MessageKind::ack_unlock, 0});  // A3.8
       break;
 

@@ -298,6 +298,32 @@ extern template class Protocol<std::uint64_t>;
 bool parse_variant(std::string_view name, Variant& out);
 bool parse_action(std::string_view name, Action& out);
 
+#ifdef LMX_MUTANTS
+/// Test-only seeded defects (docs/checker.md, "Teeth"). Compiled only into the separate
+/// `lmx_core_mutants` library (compile definition LMX_MUTANTS); the production core has no hook.
+namespace testing {
+enum class Mutant : std::uint8_t {
+  none,
+  skip_cleanup_in_receive_prepare,  ///< ReceivePrepare forgets its CleanUp() call (A1.7)
+  priorities_not_reset,             ///< CheckPriorities keeps P (A2.10 dropped)
+  win_true_to_ties,                 ///< a tie for the highest priority sends win(true) to every tied candidate
+  held_never_released,              ///< CleanUp never promotes H to applicants (A1.28-A1.29 dropped)
+  lost_ack_counted,                 ///< CleanUp counts a disconnected port as replied instead of dropping it
+  win_ignores_lock,                 ///< CheckPriorities ignores lock != bottom (A2.7)
+  release_keeps_lock,               ///< ReceiveRelease keeps the lock (A3.8 lock <- bottom dropped)
+  set_lock_keeps_candidate,         ///< ReceiveSetLock keeps the locker in C (A2.24)
+  check_win_ignores_false,          ///< CheckWin treats every outcome as won (A2.16)
+  check_done_early,                 ///< CheckDone fires with one ack-lock still missing (A2.30)
+  without_r1,                       ///< the repaired variant without repair R1
+  without_r2,                       ///< the repaired variant without repair R2
+};
+inline constexpr unsigned mutant_count = 13;
+/// The active mutant (one per process; the mutant tests run them one after the other).
+extern Mutant active_mutant;
+[[nodiscard]] std::string_view to_string(Mutant m);
+}  // namespace testing
+#endif
+
 /// Smallest register width (bits) able to hold ports 0..delta, or 0 if delta > 63.
 [[nodiscard]] constexpr unsigned register_bits_for(unsigned delta) {
   return delta <= 7 ? 8 : delta <= 15 ? 16 : delta <= 31 ? 32 : delta <= 63 ? 64 : 0;

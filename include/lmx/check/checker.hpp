@@ -1,0 +1,68 @@
+// Exhaustive exploration of every reachable global state of a small instance of Algorithms 1-3,
+// running the real lmx::core handlers, and decision of properties P1-P4, deadlock and P7 there
+// (docs/checker.md explains the method and what it proves).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmx/core/protocol.hpp"
+
+namespace lmx::check {
+
+/// Limits of the explorer's fixed-size global state.
+inline constexpr unsigned max_nodes = 4;
+inline constexpr unsigned max_delta = 3;
+/// Messages a receiving port can hold in the bag model (P4 allows 2 per edge; more is reported).
+inline constexpr unsigned channel_capacity = 4;
+
+/// A small instance: the initial graph, the application's budget and the adversary's budget.
+struct Instance {
+  core::Variant variant = core::default_variant;
+  unsigned nodes = 2;
+  unsigned delta = 1;
+  unsigned k = 2;
+  unsigned locks = 1;        ///< Lock calls per node
+  unsigned max_changes = 0;  ///< topology moves (cut or connect) in total
+  std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
+};
+
+struct Options {
+  bool symmetry = true;               ///< reduce by node permutations (nodes are anonymous)
+  bool liveness = true;               ///< deadlock and P7 (needs the transition graph in memory)
+  std::uint64_t max_states = 60'000'000;
+  /// At most this many counterexamples per (property, signature).
+  unsigned per_kind = 1;
+};
+
+struct Violation {
+  std::string kind;            ///< P1 P2 P3 P4 deadlock P7 internal
+  std::vector<unsigned> nodes; ///< nodes involved (the stuck node for liveness)
+  std::string detail;          ///< human-readable explanation / signature
+  unsigned depth = 0;          ///< length of the counterexample's path (BFS: shortest)
+  std::string trace;           ///< lmx-trace/1 JSON Lines, source "check"
+};
+
+struct Result {
+  std::string verdict;  ///< "pass", "fail" or "incomplete" (state limit reached)
+  std::uint64_t states = 0;
+  std::uint64_t transitions = 0;
+  double seconds = 0;
+  std::uint64_t bytes_per_state = 0;  ///< stored bytes per state (state vector + index + graph)
+  unsigned max_depth = 0;
+  std::vector<Violation> violations;
+};
+
+/// Parses "0-1,1-2" into edges; returns an error text (empty on success).
+std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned, unsigned>>& out);
+/// Validates an instance; returns an error text (empty when valid).
+std::string validate(const Instance& inst);
+
+Result check(const Instance& inst, const Options& opt = {});
+
+/// A one-line description of the instance ("paper n=2 edges=0-1 delta=1 k=2 locks=2 changes=2").
+std::string describe(const Instance& inst);
+
+}  // namespace lmx::check

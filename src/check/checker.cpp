@@ -1,0 +1,506 @@
+// Breadth-first exploration, invariants, deadlock and fair end components (docs/checker.md).
+#include "lmx/check/checker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "model.hpp"
+
+namespace lmx::check {
+
+using namespace detail;
+using core::InitiatorState;
+
+std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned, unsigned>>& out) {
+  out.clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    const auto dash = item.find('-');
+    if (dash == std::string::npos) return "edge '" + item + "' is not of the form U-V";
+    try {
+      out.emplace_back(static_cast<unsigned>(std::stoul(item.substr(0, dash))),
+                       static_cast<unsigned>(std::stoul(item.substr(dash + 1))));
+    } catch (...) {
+      return "edge '" + item + "' is not of the form U-V";
+    }
+  }
+  return {};
+}
+
+std::string validate(const Instance& inst) {
+  if (inst.nodes < 1 || inst.nodes > max_nodes) return "--nodes must be 1.." + std::to_string(max_nodes);
+  if (inst.delta < 1 || inst.delta > max_delta) return "--delta must be 1.." + std::to_string(max_delta);
+  if (inst.k < core::k_min || inst.k > core::k_max) return "--k must be 2..32";
+  if (inst.locks > 15) return "--locks must be at most 15";
+  if (inst.max_changes > 15) return "--max-changes must be at most 15";
+  std::vector<unsigned> degree(inst.nodes, 0);
+  for (std::size_t i = 0; i < inst.edges.size(); ++i) {
+    auto [u, v] = inst.edges[i];
+    if (u >= inst.nodes || v >= inst.nodes || u == v) return "edge " + std::to_string(u) + "-" + std::to_string(v) + " is not between two distinct nodes";
+    for (std::size_t j = 0; j < i; ++j)
+      if ((inst.edges[j].first == u && inst.edges[j].second == v) || (inst.edges[j].first == v && inst.edges[j].second == u))
+        return "edge " + std::to_string(u) + "-" + std::to_string(v) + " given twice";
+    if (++degree[u] > inst.delta || ++degree[v] > inst.delta) return "a node has more than Delta neighbours";
+  }
+  return {};
+}
+
+std::string describe(const Instance& inst) {
+  std::string e;
+  for (auto [u, v] : inst.edges) e += (e.empty() ? "" : ",") + std::to_string(u) + "-" + std::to_string(v);
+  return std::string(core::to_string(inst.variant)) + " nodes=" + std::to_string(inst.nodes) + " edges=" +
+         (e.empty() ? "none" : e) + " delta=" + std::to_string(inst.delta) + " k=" + std::to_string(inst.k) +
+         " locks=" + std::to_string(inst.locks) + " changes=" + std::to_string(inst.max_changes);
+}
+
+namespace {
+
+inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, p + i, n - i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  return h;
+}
+
+/// The set of stored states: an arena of packed states and an open-addressing index.
+class StateSet {
+ public:
+  explicit StateSet(std::size_t stride) : stride_(stride), table_(1u << 16, 0) {}
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
+  /// Returns (index, inserted).
+  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s) {
+    if ((count_ + 1) * 2 > table_.size()) grow();
+    std::size_t mask = table_.size() - 1;
+    for (std::size_t i = hash_bytes(s, stride_) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t e = table_[i];
+      if (e == 0) {
+        arena_.insert(arena_.end(), s, s + stride_);
+        table_[i] = static_cast<std::uint32_t>(++count_);
+        return {static_cast<std::uint32_t>(count_ - 1), true};
+      }
+      if (std::memcmp(at(e - 1), s, stride_) == 0) return {e - 1, false};
+    }
+  }
+  [[nodiscard]] std::size_t bytes_per_state() const { return stride_ + 2 * sizeof(std::uint32_t); }
+
+ private:
+  void grow() {
+    std::vector<std::uint32_t> t(table_.size() * 2, 0);
+    const std::size_t mask = t.size() - 1;
+    for (std::uint32_t e : table_) {
+      if (e == 0) continue;
+      std::size_t i = hash_bytes(at(e - 1), stride_) & mask;
+      while (t[i] != 0) i = (i + 1) & mask;
+      t[i] = e;
+    }
+    table_.swap(t);
+  }
+  std::size_t stride_;
+  std::size_t count_ = 0;
+  std::vector<std::uint8_t> arena_;
+  std::vector<std::uint32_t> table_;
+};
+
+// Task identity of an action in the liveness graph, plus flags.
+constexpr std::uint32_t completes_bit = 1u << 24;
+constexpr std::uint32_t fair_bit = 1u << 25;
+constexpr std::uint32_t task_mask = completes_bit - 1;
+constexpr std::uint32_t stutter_task = task_mask;
+
+std::uint32_t task_of(const Label& l, const Outcome& o) {
+  std::uint32_t type = 0, fair = fair_bit;
+  switch (l.move) {
+    case Move::guarded: type = 0; break;
+    case Move::unlock: type = 1; break;
+    case Move::deliver: type = 2; break;
+    case Move::lock: type = 3, fair = 0; break;  // the application may never call Lock
+    default: break;
+  }
+  const std::uint32_t a = l.move == Move::deliver || l.move == Move::guarded ? l.a : 0;
+  const std::uint32_t b = l.move == Move::deliver ? l.b : 0;
+  return std::uint32_t{l.node} << 16 | type << 12 | a << 8 | b | fair |
+         ((o.completed_lock || o.completed_unlock) ? completes_bit : 0);
+}
+
+struct Pending {
+  std::string kind, signature, detail;
+  std::vector<unsigned> nodes;
+  std::uint32_t state = 0;  ///< the violating state (or the source of a violating transition)
+  bool has_label = false;
+  Label label;  ///< the violating transition, for transition problems
+};
+
+/// The liveness graph: actions of node moves (no topology moves) in CSR form.
+struct Graph {
+  std::vector<std::uint64_t> state_begin;  ///< first action of each state (size states+1)
+  std::vector<std::uint32_t> task;         ///< per action
+  std::vector<std::uint64_t> act_begin;    ///< first target of each action (size actions+1)
+  std::vector<std::uint32_t> target;
+};
+
+/// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
+/// state (UINT32_MAX outside), and `allowed` per action.
+std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& allowed) {
+  const std::size_t n = in.size();
+  const std::size_t na = gr.task.size();
+  allowed.assign(na, 0);
+  for (std::size_t s = 0; s < n; ++s)
+    if (in[s])
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = 1;
+  std::vector<std::uint32_t> comp(n, UINT32_MAX), low(n), index(n, UINT32_MAX);
+  std::vector<std::uint32_t> stack, call_state;
+  std::vector<std::uint64_t> call_act, call_tgt;
+  std::vector<std::uint8_t> on_stack(n, 0);
+  for (;;) {
+    // Drop actions with an outcome outside the set.
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!in[s]) continue;
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
+        if (!allowed[a]) continue;
+        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+          if (!in[gr.target[t]]) {
+            allowed[a] = 0;
+            break;
+          }
+      }
+    }
+    // Tarjan's SCCs over allowed actions (iterative).
+    std::fill(index.begin(), index.end(), UINT32_MAX);
+    std::fill(comp.begin(), comp.end(), UINT32_MAX);
+    std::uint32_t next_index = 0, next_comp = 0;
+    for (std::size_t root = 0; root < n; ++root) {
+      if (!in[root] || index[root] != UINT32_MAX) continue;
+      auto push = [&](std::uint32_t s) {
+        index[s] = low[s] = next_index++;
+        stack.push_back(s);
+        on_stack[s] = 1;
+        call_state.push_back(s);
+        call_act.push_back(gr.state_begin[s]);
+        call_tgt.push_back(gr.state_begin[s] < gr.state_begin[s + 1] ? gr.act_begin[gr.state_begin[s]] : 0);
+      };
+      push(static_cast<std::uint32_t>(root));
+      while (!call_state.empty()) {
+        const std::uint32_t s = call_state.back();
+        std::uint64_t& a = call_act.back();
+        std::uint64_t& t = call_tgt.back();
+        bool descended = false;
+        while (a < gr.state_begin[s + 1]) {
+          if (!allowed[a] || t >= gr.act_begin[a + 1]) {
+            ++a;
+            if (a < gr.state_begin[s + 1]) t = gr.act_begin[a];
+            continue;
+          }
+          const std::uint32_t w = gr.target[t++];
+          if (index[w] == UINT32_MAX) {
+            push(w);
+            descended = true;
+            break;
+          }
+          if (on_stack[w]) low[s] = std::min(low[s], index[w]);
+        }
+        if (descended) continue;
+        if (low[s] == index[s]) {
+          for (;;) {
+            const std::uint32_t w = stack.back();
+            stack.pop_back();
+            on_stack[w] = 0;
+            comp[w] = next_comp;
+            if (w == s) break;
+          }
+          ++next_comp;
+        }
+        call_state.pop_back();
+        call_act.pop_back();
+        call_tgt.pop_back();
+        if (!call_state.empty()) low[call_state.back()] = std::min(low[call_state.back()], low[s]);
+      }
+    }
+    // Drop actions leaving their component; drop states left without actions.
+    bool changed = false;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!in[s]) continue;
+      bool any = false;
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
+        if (!allowed[a]) continue;
+        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+          if (comp[gr.target[t]] != comp[s]) {
+            allowed[a] = 0;
+            changed = true;  // the component may split: recompute
+            break;
+          }
+        any = any || allowed[a];
+      }
+      if (!any) {
+        in[s] = 0;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  for (std::size_t s = 0; s < n; ++s)
+    if (!in[s]) comp[s] = UINT32_MAX;
+  return comp;
+}
+
+}  // namespace
+
+Result check(const Instance& inst, const Options& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Result res;
+  const Model model(inst);
+  const bool symmetry = opt.symmetry && !opt.liveness;  // fairness refers to node identities
+  const std::size_t stride = model.stride();
+  StateSet set(stride);
+  std::vector<std::uint8_t> buf(stride), scratch(stride);
+  std::vector<std::uint32_t> parent;
+  std::vector<std::uint16_t> depth;
+  Graph gr;
+  std::vector<Pending> pending;
+  std::map<std::string, unsigned> seen;
+
+  auto store = [&](const Global& g) {
+    if (symmetry)
+      model.canonical(g, buf.data(), scratch.data());
+    else
+      model.pack(g, buf.data());
+    return set.insert(buf.data());
+  };
+  auto report = [&](Pending p) {
+    if (seen[p.signature]++ >= opt.per_kind) return;
+    pending.push_back(std::move(p));
+  };
+  auto check_state = [&](const Global& g, std::uint32_t idx) {
+    std::vector<unsigned> nodes;
+    std::string detail;
+    const std::string kind = model.invariants(g, nodes, detail);
+    if (!kind.empty()) report(Pending{kind, kind, detail, nodes, idx, false, {}});
+  };
+
+  const Global init = model.initial();
+  store(init);
+  parent.push_back(UINT32_MAX);
+  depth.push_back(0);
+  check_state(init, 0);
+  bool truncated = false;
+  Global g;
+  for (std::uint32_t i = 0; i < set.size(); ++i) {
+    model.unpack(set.at(i), g);
+    if (opt.liveness) gr.state_begin.push_back(gr.task.size());
+    model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
+      ++res.transitions;
+      if (!o.problem.empty()) {
+        const std::string kind = o.problem.substr(0, o.problem.find(':'));
+        report(Pending{kind, kind, o.problem, o.problem_nodes, i, true, l});
+      }
+      std::uint32_t idx = 0;
+      if (set.size() >= opt.max_states) {
+        truncated = true;
+        // Keep exploring only into known states.
+        if (symmetry)
+          model.canonical(next, buf.data(), scratch.data());
+        else
+          model.pack(next, buf.data());
+        // (no insertion)
+        return;
+      }
+      auto [j, inserted] = store(next);
+      idx = j;
+      if (inserted) {
+        parent.push_back(i);
+        depth.push_back(static_cast<std::uint16_t>(depth[i] + 1));
+        res.max_depth = std::max<unsigned>(res.max_depth, depth.back());
+        check_state(next, idx);
+      }
+      if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) return;
+      if (l.probabilistic && l.prio > 0) {
+        gr.target.push_back(idx);
+        return;
+      }
+      gr.task.push_back(task_of(l, o));
+      gr.act_begin.push_back(gr.target.size());
+      gr.target.push_back(idx);
+    });
+    if (opt.liveness && gr.task.size() == gr.state_begin.back()) {
+      // No node move is possible: time passes (a stutter step, not a task of any node).
+      gr.task.push_back(stutter_task);
+      gr.act_begin.push_back(gr.target.size());
+      gr.target.push_back(i);
+    }
+  }
+  res.states = set.size();
+  if (opt.liveness) {
+    gr.state_begin.push_back(gr.task.size());
+    gr.act_begin.push_back(gr.target.size());
+  }
+
+  if (opt.liveness && !truncated) {
+    const std::size_t n = set.size();
+    // Reverse edges for backward reachability.
+    std::vector<std::uint64_t> rbegin(n + 1, 0);
+    std::vector<std::uint32_t> rsrc(gr.target.size());
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t) ++rbegin[gr.target[t] + 1];
+    for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
+    {
+      std::vector<std::uint64_t> fill(rbegin.begin(), rbegin.end() - 1);
+      for (std::size_t s = 0; s < n; ++s)
+        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+          for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+            rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
+    }
+    std::vector<InitiatorState> st(n);
+    for (unsigned u = 0; u < inst.nodes; ++u) {
+      for (std::size_t s = 0; s < n; ++s) {
+        model.unpack(set.at(s), g);
+        st[s] = g.n[u].s.state;
+      }
+      // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
+      std::vector<std::uint8_t> good(n, 0);
+      std::vector<std::uint32_t> queue;
+      for (std::size_t s = 0; s < n; ++s)
+        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+          if ((gr.task[a] & completes_bit) && ((gr.task[a] >> 16) & 0xFF) == u) {
+            good[s] = 1;
+            queue.push_back(static_cast<std::uint32_t>(s));
+            break;
+          }
+      for (std::size_t q = 0; q < queue.size(); ++q)
+        for (std::uint64_t r = rbegin[queue[q]]; r < rbegin[queue[q] + 1]; ++r)
+          if (!good[rsrc[r]]) good[rsrc[r]] = 1, queue.push_back(rsrc[r]);
+      for (std::size_t s = 0; s < n; ++s) {
+        if (good[s] || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
+        const std::string where(core::to_string(st[s]));
+        report(Pending{"deadlock", "deadlock/" + where,
+                       "node " + std::to_string(u) + " stays in " + where +
+                           ": no completion is reachable by node actions alone",
+                       {u}, static_cast<std::uint32_t>(s), false, {}});
+      }
+      // P7: a fair end component in which u's operation stays pending.
+      std::vector<std::uint8_t> in(n), allowed;
+      for (std::size_t s = 0; s < n; ++s) in[s] = st[s] != InitiatorState::idle;
+      const auto comp = end_components(gr, in, allowed);
+      std::map<std::uint32_t, std::vector<std::uint32_t>> members;
+      for (std::size_t s = 0; s < n; ++s)
+        if (comp[s] != UINT32_MAX) members[comp[s]].push_back(static_cast<std::uint32_t>(s));
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, comp)
+      for (auto& [c, ms] : members) {
+        // Candidate tasks: fair tasks enabled at the first member.
+        std::vector<std::uint32_t> cand;
+        for (std::uint64_t a = gr.state_begin[ms[0]]; a < gr.state_begin[ms[0] + 1]; ++a)
+          if (gr.task[a] & fair_bit) cand.push_back(gr.task[a] & task_mask);
+        bool fair = true;
+        for (std::uint32_t task : cand) {
+          bool everywhere = true, taken = false;
+          for (std::uint32_t s : ms) {
+            bool enabled = false;
+            for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+              if ((gr.task[a] & task_mask) == task) {
+                enabled = true;
+                if (allowed[a]) taken = true;
+              }
+            if (!enabled) everywhere = false;
+          }
+          if (everywhere && !taken) {
+            fair = false;
+            break;
+          }
+        }
+        if (fair) fair_entries.emplace_back(ms[0], c);
+      }
+      std::sort(fair_entries.begin(), fair_entries.end());
+      for (auto [s, c] : fair_entries) {
+        if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
+          for (std::uint32_t m : members[c]) {
+            model.unpack(set.at(m), g);
+            std::fprintf(stderr, "ec %u state %u:", c, m);
+            for (unsigned w = 0; w < inst.nodes; ++w) {
+              const auto& r = g.n[w];
+              std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
+                           std::string(core::to_string(r.s.state)).c_str(), std::string(core::to_string(r.s.phase)).c_str(),
+                           r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(), r.s.replied.bits(),
+                           r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(), r.s.on_hold.bits(),
+                           r.s.applicants.bits(), r.s.candidates.bits(), r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
+              for (unsigned p = 0; p <= inst.delta; ++p)
+                for (auto code : r.chan[p])
+                  if (code) {
+                    const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
+                    std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
+                  }
+            }
+            std::fprintf(stderr, "\n");
+            for (std::uint64_t a = gr.state_begin[m]; a < gr.state_begin[m + 1]; ++a) {
+              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a], allowed[a]);
+              for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t) std::fprintf(stderr, " %u", gr.target[t]);
+              std::fprintf(stderr, "\n");
+            }
+          }
+        const std::string where(core::to_string(st[s]));
+        report(Pending{"P7", "P7/" + where,
+                       "node " + std::to_string(u) + " can stay in " + where +
+                           " forever under weak fairness with positive probability (a fair end component of " +
+                           std::to_string(members[c].size()) + " states)",
+                       {u}, s, false, {}});
+      }
+    }
+  }
+
+  // Counterexamples: re-find each path step on concrete states (works with symmetry reduction).
+  for (const Pending& p : pending) {
+    std::vector<std::uint32_t> chain;
+    for (std::uint32_t s = p.state; s != UINT32_MAX; s = parent[s]) chain.push_back(s);
+    std::reverse(chain.begin(), chain.end());
+    std::vector<Label> path;
+    Global cur = init;
+    for (std::size_t i = 1; i < chain.size(); ++i) {
+      bool found = false;
+      Global chosen;
+      Label chosen_label;
+      model.successors(cur, [&](const Label& l, const Global& next, const Outcome&) {
+        if (found) return;
+        if (symmetry)
+          model.canonical(next, buf.data(), scratch.data());
+        else
+          model.pack(next, buf.data());
+        if (std::memcmp(buf.data(), set.at(chain[i]), stride) == 0) {
+          found = true;
+          chosen = next;
+          chosen_label = l;
+        }
+      });
+      path.push_back(chosen_label);
+      cur = chosen;
+    }
+    std::vector<unsigned> nodes = p.nodes;
+    if (p.has_label) path.push_back(p.label);
+    Violation v{p.kind, nodes, p.detail, static_cast<unsigned>(path.size()), {}};
+    v.trace = write_trace(model, path, p.kind, nodes, p.detail);
+    res.violations.push_back(std::move(v));
+  }
+  std::stable_sort(res.violations.begin(), res.violations.end(),
+                   [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
+  res.bytes_per_state = set.bytes_per_state() + sizeof(std::uint16_t) +
+                        (opt.liveness && res.states ? (gr.task.size() * 12 + gr.target.size() * 4 + 8 * res.states) / res.states : 0);
+  res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
+  if (truncated && !res.violations.empty()) res.verdict = "fail";
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace lmx::check

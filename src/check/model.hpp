@@ -1,0 +1,194 @@
+// The global state of a small instance and its transitions (internal to lmx::check).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "lmx/check/checker.hpp"
+#include "lmx/core/protocol.hpp"
+
+namespace lmx::check::detail {
+
+using Word = std::uint8_t;
+using Ports = core::PortSet<Word>;
+using NState = core::NodeState<Word>;
+inline constexpr std::uint8_t no_link = 0xFF;
+
+/// One node: its Table-1 registers, the detector D, the ports persistent since its request began
+/// (observer-only, for P2/P3), the Lock calls left, its links and its receiving bags.
+struct NodeRec {
+  NState s;
+  std::uint8_t d = 0;
+  std::uint8_t persist = 0;
+  std::uint8_t locks_left = 0;
+  std::uint8_t pad = 0;
+  std::array<std::uint8_t, max_delta> link{};  ///< port p at link[p-1]: no_link or node<<4 | port
+  std::array<std::array<std::uint8_t, channel_capacity>, max_delta + 1> chan{};  ///< encode(m)+1, sorted, 0 = empty
+};
+static_assert(std::is_trivially_copyable_v<NodeRec>);
+static_assert(sizeof(NodeRec) == 16 + 4 + max_delta + (max_delta + 1) * channel_capacity, "no padding");
+
+struct Global {
+  std::uint8_t changes_left = 0;
+  std::array<NodeRec, max_nodes> n{};
+};
+
+enum class Move : std::uint8_t { lock, unlock, guarded, deliver, cut, connect };
+
+/// One transition: which move, by which node, with which parameters and priority draw.
+struct Label {
+  Move move = Move::guarded;
+  std::uint8_t node = 0;
+  std::uint8_t a = 0;  ///< guarded: action; deliver: port; cut/connect: port of node
+  std::uint8_t b = 0;  ///< deliver: message code (encode+1); connect: other node
+  std::uint8_t c = 0;  ///< connect: port of the other node
+  std::uint8_t prio = 0;
+  bool probabilistic = false;
+};
+
+/// What a transition produced that the properties look at.
+struct Outcome {
+  bool completed_lock = false;
+  bool completed_unlock = false;
+  bool drew = false;  ///< the action drew a priority
+  std::string problem;  ///< non-empty: an invariant broken by the transition itself (P3, internal)
+  std::vector<unsigned> problem_nodes;
+};
+
+/// Sends, in the order the core produced them, for trace writing.
+struct SentMessage {
+  unsigned from;
+  core::Port port;
+  core::Message message;
+  int to;  ///< -1: no edge, lost at once
+  core::Port to_port;
+};
+
+class Model {
+ public:
+  explicit Model(const Instance& inst);
+  [[nodiscard]] const Instance& instance() const { return inst_; }
+  [[nodiscard]] const core::Protocol<Word>& protocol() const { return proto_; }
+  [[nodiscard]] Global initial() const;
+  [[nodiscard]] std::size_t stride() const { return 1 + inst_.nodes * sizeof(NodeRec); }
+  void pack(const Global& g, std::uint8_t* out) const;
+  void unpack(const std::uint8_t* in, Global& g) const;
+  /// Lexicographically smallest packing over node permutations; returns the permutation used
+  /// (perm[old] = new).
+  void canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const;
+
+  /// Enumerates transitions: emit(const Label&, Global& next, const Outcome&).
+  template <class Emit>
+  void successors(const Global& g, Emit&& emit) const;
+
+  /// Executes one transition. `log` (optional) receives the sends.
+  void apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessage>* log = nullptr) const;
+
+  /// Invariants P1, P2, P4 on a state; returns the property broken ("" if none).
+  [[nodiscard]] std::string invariants(const Global& g, std::vector<unsigned>& nodes, std::string& detail) const;
+
+  [[nodiscard]] Ports neighbours(const NodeRec& r) const {
+    Ports p;
+    for (unsigned q = 1; q <= inst_.delta; ++q)
+      if (r.link[q - 1] != no_link) p.insert(static_cast<core::Port>(q));
+    return p;
+  }
+
+ private:
+  Instance inst_;
+  core::Protocol<Word> proto_;
+  std::vector<std::array<std::uint8_t, max_nodes>> perms_;
+
+  void finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out,
+              std::vector<SentMessage>* log) const;
+};
+
+inline unsigned bag_count(const std::array<std::uint8_t, channel_capacity>& bag) {
+  unsigned c = 0;
+  for (auto m : bag) c += m != 0;
+  return c;
+}
+
+template <class Emit>
+void Model::successors(const Global& g, Emit&& emit) const {
+  Global next;
+  Outcome out;
+  auto run = [&](const Label& l) {
+    next = g;
+    out = Outcome{};
+    apply(next, l, out);
+    emit(l, next, out);
+  };
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    const NodeRec& r = g.n[u];
+    Label l;
+    l.node = static_cast<std::uint8_t>(u);
+    if (r.s.state == core::InitiatorState::idle && r.locks_left > 0) {
+      l.move = Move::lock;
+      run(l);
+    }
+    if (r.s.state == core::InitiatorState::locked) {
+      l.move = Move::unlock;
+      run(l);
+    }
+    const core::ActionSet en = proto_.enabled_guarded(r.s);
+    for (core::Action a : core::guarded_actions) {
+      if (!en.contains(a)) continue;
+      l = Label{Move::guarded, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(a), 0, 0, 0, false};
+      next = g;
+      out = Outcome{};
+      apply(next, l, out);
+      if (!out.drew) {
+        emit(l, next, out);
+        continue;
+      }
+      l.probabilistic = true;
+      emit(l, next, out);
+      for (unsigned p = 1; p < inst_.k; ++p) {
+        l.prio = static_cast<std::uint8_t>(p);
+        run(l);
+      }
+    }
+    for (unsigned p = 0; p <= inst_.delta; ++p) {
+      const auto& bag = r.chan[p];
+      for (unsigned i = 0; i < channel_capacity && bag[i] != 0; ++i) {
+        if (i > 0 && bag[i] == bag[i - 1]) continue;  // a bag: identical messages are one choice
+        l = Label{Move::deliver, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(p), bag[i], 0, 0, false};
+        run(l);
+      }
+    }
+  }
+  if (g.changes_left == 0) return;
+  for (unsigned u = 0; u < inst_.nodes; ++u)
+    for (unsigned p = 1; p <= inst_.delta; ++p) {
+      const std::uint8_t lk = g.n[u].link[p - 1];
+      if (lk == no_link) continue;
+      if ((lk >> 4) < u) continue;  // each edge once, from its lower end
+      run(Label{Move::cut, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(p), 0, 0, 0, false});
+    }
+  for (unsigned u = 0; u < inst_.nodes; ++u)
+    for (unsigned v = u + 1; v < inst_.nodes; ++v) {
+      bool adjacent = false;
+      for (unsigned p = 1; p <= inst_.delta; ++p)
+        if (g.n[u].link[p - 1] != no_link && (g.n[u].link[p - 1] >> 4) == v) adjacent = true;
+      if (adjacent) continue;
+      for (unsigned pu = 1; pu <= inst_.delta; ++pu) {
+        if (g.n[u].link[pu - 1] != no_link) continue;
+        for (unsigned pv = 1; pv <= inst_.delta; ++pv) {
+          if (g.n[v].link[pv - 1] != no_link) continue;
+          run(Label{Move::connect, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(pu),
+                    static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(pv), 0, false});
+        }
+      }
+    }
+}
+
+/// Writes the lmx-trace/1 counterexample for a path of labels from the initial state.
+std::string write_trace(const Model& m, const std::vector<Label>& path, const std::string& property,
+                        const std::vector<unsigned>& nodes, const std::string& detail);
+
+}  // namespace lmx::check::detail
