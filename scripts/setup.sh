@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
-  clang-format spin
+  clang-format spin python3
   libcpp-httplib-dev chromium
 )
 # Node.js and npm build the web pages (web/) and run the browser tests; Debian's when none is there.

@@ -90,7 +90,7 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
   switch (a) {
     case Action::check_start:  // A1.15
       return s.state == InitiatorState::prepare && s.replied == s.lock_set;
-    case Action::clean_up:  // A1.18
+    case Action::clean_up:  // A1.20
       if (s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock) return true;
       // REPAIR R1 (docs/errata.md, E1): an initiator in WIN whose own participant role has gone
       // idle must still be able to process a disconnection, or CheckDone waits forever for an
@@ -218,11 +218,9 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       clean_up(s, ctx, out);          // A2.6
       const Ports best = s.priorities.highest();
       if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
-          (best.size() == 1 || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
-        const Port winner = best.first();
+          (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
         send(out, best, Message{MessageKind::win, 1});                            // A2.8 win(true)
         send(out, s.candidates - best, Message{MessageKind::win, 0});             // A2.8 win(false)
-        (void)winner;
       } else {
         send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
       }

@@ -1,11 +1,13 @@
 // `lmx replay TRACE`: re-runs a simulator trace from its header (scenario, seed, variant) and
-// confirms that the new run produces the same trace (same line hash and event hash).
+// confirms that the new run produces the same trace (same line hash and event hash). A checker
+// counterexample ("source":"check") is re-executed on the core instead, every act line compared.
 #include <fmt/format.h>
 
 #include <fstream>
 #include <iostream>
 
 #include "command.hpp"
+#include "lmx/check/replay.hpp"
 #include "lmx/sim/simulation.hpp"
 
 namespace {
@@ -22,7 +24,7 @@ json parse_line(const std::string& line, const std::string& what) {
 
 const lmx::cli::Register reg{{"replay", 12, [](CLI::App& app, int& exit_code) {
   static std::string path;
-  auto* cmd = app.add_subcommand("replay", "Re-run a simulator trace from its header and confirm its trace hash");
+  auto* cmd = app.add_subcommand("replay", "Re-run a trace: a simulator run from its header (same trace hash), a checker counterexample on the core");
   cmd->add_option("trace", path, "Trace file (lmx-trace/1)")->required();
   cmd->callback([&exit_code] {
     std::ifstream in(path);
@@ -35,8 +37,14 @@ const lmx::cli::Register reg{{"replay", 12, [](CLI::App& app, int& exit_code) {
     if (header.value("type", "") != "lmx-trace") throw Failure("'" + path + "' is not an lmx trace (header type is not lmx-trace)");
     if (header.value("schema", 0) != 1) throw Failure("trace schema " + header.value("schema", json(0)).dump() + " is not supported (this lmx reads schema 1)");
     const std::string source = header.value("source", "");
+    if (source == "check") {
+      std::ifstream again(path);
+      const bool same = lmx::check::replay_counterexample(again, std::cout);
+      if (!same) exit_code = 1;
+      return;
+    }
     if (source != "run")
-      throw Failure("traces from source '" + source + "' cannot be replayed by the simulator (only source \"run\")");
+      throw Failure("traces from source '" + source + "' cannot be replayed (sources: run, check)");
     const json end = parse_line(last, "the last trace line");
     if (end.value("ev", "") != "end") throw Failure("trace '" + path + "' is truncated: its last line is not an end event");
     lmx::sim::Scenario s;

@@ -11,6 +11,7 @@
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "report.hpp"
 
 namespace {
 using nlohmann::json;
@@ -22,6 +23,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   std::string variant;
   std::string trace;
+  std::string report;
   bool json = false;
 };
 
@@ -108,6 +110,7 @@ const lmx::cli::Register reg{{"run", 10, [](CLI::App& app, int& exit_code) {
   cmd->add_option("--variant", a.variant, "Algorithm variant: repaired (default) or paper");
   cmd->add_option("--trace", a.trace, "Write the lmx-trace/1 JSON Lines trace to FILE");
   cmd->add_flag("--json", a.json, "Print one JSON object (docs/run-format.md)");
+  cmd->add_option("--report", a.report, "Also write a self-contained HTML report (as lmx report) to FILE");
   cmd->callback([&exit_code, seed_opt] {
     if (seed_opt->count()) a.seed = seed;
     const Scenario s = load(a);
@@ -127,6 +130,15 @@ const lmx::cli::Register reg{{"run", 10, [](CLI::App& app, int& exit_code) {
       throw lmx::cli::Failure(e.what());
     }
     progress.clear();
+    if (!a.report.empty()) {
+      trace_file.close();  // the report reads the finished trace
+      try {
+        lmx::report::write_report(r, a.trace.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.trace),
+                                  a.report);
+      } catch (const lmx::report::Error& e) {
+        throw lmx::cli::Failure(e.what());
+      }
+    }
     if (a.json)
       std::cout << r.dump() << "\n";
     else
