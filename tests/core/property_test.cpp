@@ -198,12 +198,11 @@ std::string settle(Network& net) {
 RC_GTEST_PROP(Invariants, HoldAfterEveryStepOnPaper, ()) { check_invariants(Variant::paper); }
 RC_GTEST_PROP(Invariants, HoldAfterEveryStepOnRepaired, ()) { check_invariants(Variant::repaired); }
 
-// P7 on the repaired variant: once the topology stops changing, every request completes.
-// DISABLED: it fails on reachable states of both variants, by defect D3 (a circular wait between
-// participants that decided before an applicant's request-lock arrived; no topology change is
-// needed). testdata/d3_circular_wait.txt replays the minimal counterexamples; enable this property
-// once the core repairs D3. Run it with --gtest_also_run_disabled_tests.
-RC_GTEST_PROP(LockoutFreedom, DISABLED_EveryRequestCompletesOnceTheTopologySettlesOnRepaired, ()) {
+// P7 on the repaired variant: once the topology stops changing, every request completes. Before
+// repair R2 it failed by errata E2 (a circular wait between participants that decided before an
+// applicant's request-lock arrived; no topology change is needed): testdata/d3_circular_wait.txt
+// replays the counterexamples on the paper variant and shows R2 resolving them.
+RC_GTEST_PROP(LockoutFreedom, EveryRequestCompletesOnceTheTopologySettlesOnRepaired, ()) {
   const auto shape = *gen_shape();
   auto ops = *rc::gen::container<std::vector<Op>>(6, rc::gen::map(gen_op(), [](Op op) { return op.kind = connect, op; }));
   const auto run = *rc::gen::container<std::vector<Op>>(*rc::gen::inRange(0, 200), gen_op());
