@@ -1071,8 +1071,8 @@ class EngineImpl final : public Engine {
     begin_line("act");
     line_ += ",\"node\":" + std::to_string(u) + ",\"action\":\"" + std::string(core::to_string(act.action)) + "\",\"port\":" +
              (msg ? std::to_string(act.port) : std::string("null")) + ",\"msg\":" + (msg ? std::to_string(msg->id) : std::string("null")) +
-             ",\"D\":" + ports_json(d) + ",\"lock\":\"" + (s.lock_port == core::no_port ? std::string("BOT") : std::to_string(s.lock_port)) +
-             "\",\"state\":\"" + upper(core::to_string(s.state)) + "\",\"phase\":\"" + upper(core::to_string(s.phase)) +
+             ",\"D\":" + ports_json(d) + ",\"lock\":" + (s.lock_port == core::no_port ? std::string("\"BOT\"") : std::to_string(s.lock_port)) +
+             ",\"state\":\"" + upper(core::to_string(s.state)) + "\",\"phase\":\"" + upper(core::to_string(s.phase)) +
              "\",\"regs\":{\"L\":" + ports_json(s.lock_set) + ",\"R\":" + ports_json(s.replied) + ",\"W\":" + win_json(s) +
              ",\"H\":" + ports_json(s.on_hold) + ",\"A\":" + ports_json(s.applicants) + ",\"C\":" + ports_json(s.candidates) +
              ",\"P\":" + priorities_json(s) + "}}";

@@ -77,6 +77,27 @@ test('demo trace: stepping to the first Lock completion shows the lock set', asy
   await page.close();
 });
 
+test('a real lmx run trace opens without warnings and shows a completed lock set', async () => {
+  const trace = path.join(scratch, 'run.jsonl');
+  const run = spawn(lmxBin(), ['run', '--set', 'nodes=30', '--set', 'rounds=80', '--set', 'topology.radius=0.25', '--trace', trace]);
+  const code = await new Promise((resolve) => run.on('exit', resolve));
+  assert.equal(code, 0, 'lmx run exits 0');
+  const page = await open(trace);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), '1');
+  assert.ok(await page.locator('#error').isHidden(), `no warning or error banner: ${await page.locator('#error').textContent()}`);
+  await page.click('#next-lock');
+  const label = await text(page, '#event-label');
+  const m = label.match(/^n(\d+) Lock done: L = \{[\d,]+\}, lock set \{([n\d,]+)\}/);
+  assert.ok(m, `a Lock completion is shown: ${label}`);
+  // the completing node holds its own lock (lock = 0), so it belongs to its lock set
+  assert.equal(await reg(page, 'state'), 'LOCKED');
+  assert.equal(await reg(page, 'lock'), '0');
+  assert.ok(m[2].split(',').includes(`n${m[1]}`));
+  assert.ok((await page.locator('#lockset-value').getAttribute('data-nodes')).split(',').includes(m[1]));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('scrubbing to any step replays from the index', async () => {
   const page = await open(fixture('demo.jsonl'));
   await page.locator('#scrub').evaluate((el) => { el.value = '81'; el.dispatchEvent(new Event('input')); });

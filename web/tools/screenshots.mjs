@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Regenerates the README's two screenshots (docs/img/): the viewer on a 40-node run on a changing
-// unit-disk graph at a Lock completion, and on the paper variant's E1 counterexample.
-//   node tools/screenshots.mjs [RUN_TRACE]   (default: a generated 40-node run)
+// unit-disk graph at a Lock completion, and on a paper-variant counterexample of the checker.
+//   node tools/screenshots.mjs [RUN_TRACE [COUNTEREXAMPLE_TRACE]]
+// (defaults: a generated 40-node run; docs/counterexamples/E2-compete-deadlock.jsonl)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +38,7 @@ for (let i = 0; i < 200; i++) {
 }
 await page.screenshot({ path: path.join(img, 'viewer-run.png') });
 
-await open(path.join(web, 'test', 'fixtures', 'e1-reconnect.jsonl'));
+await open(process.argv[3] || path.join(path.dirname(web), 'docs', 'counterexamples', 'E2-compete-deadlock.jsonl'));
 await page.click('#next-viol');
 await page.screenshot({ path: path.join(img, 'viewer-counterexample.png') });
 

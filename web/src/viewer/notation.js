@@ -18,6 +18,7 @@ export function describe(e) {
     case 'act': return `n${e.node} ${e.action}${e.port !== null && e.port !== undefined ? ` via port ${e.port}` : ''} → state ${fmtVal(e.state)}, phase ${fmtVal(e.phase)}, lock ${fmtVal(e.lock)}`;
     case 'done': return e.op === 'lock' ? `n${e.node} Lock done: L = ${fmtSet(e.ports)}, lock set ${fmtNodes(e.lock_set)}` : `n${e.node} Unlock done`;
     case 'violation': return `VIOLATION ${e.property}: ${e.detail || ''} (nodes ${fmtNodes(e.nodes || [])})`;
+    case 'finding': return `finding (${e.kind}): ${e.detail}${Number.isInteger(e.node) ? ` at n${e.node}` : ''}`;
     case 'end': return `end: ${e.rounds} rounds, ${e.events} events${e.stalled ? ', STALLED' : ''}, hash ${e.hash}`;
     default: return `${e.ev} (not known to this viewer)`;
   }

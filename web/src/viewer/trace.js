@@ -6,8 +6,8 @@
 export const SCHEMA = 1;
 export const CHECKPOINT = 2048;
 
-export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11 };
-const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11 };
+export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12 };
+const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12 };
 
 const REQUIRED = {
   connect: ['u', 'pu', 'v', 'pv'],
@@ -20,6 +20,7 @@ const REQUIRED = {
   done: ['node', 'op', 'ports', 'lock_set'],
   violation: ['property', 'nodes'],
   end: ['rounds', 'events', 'hash', 'stalled'],
+  finding: ['kind', 'detail'],
 };
 const REGS = ['L', 'R', 'W', 'H', 'A', 'C', 'P'];
 export const MESSAGE_KINDS = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
