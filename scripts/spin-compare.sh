@@ -2,7 +2,7 @@
 # Second opinion on `lmx check`: the hand-written Promela model spin/lmx.pml is verified with SPIN on
 # small instances of both variants and its verdicts are compared with `lmx check --json` on the
 # same instances (docs/checker.md, "Second opinion: SPIN"). Exit 1 on any disagreement.
-# Needs spin and a C compiler (CC, default gcc). About one minute on a 2-core machine.
+# Needs spin and a C compiler (CC, default gcc). About two minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lmx=${LMX:-build/release/tools/lmx/lmx}
@@ -80,8 +80,11 @@ compare 2n-edge-static                     repaired 2 0-1    1 2 1 0 all
 compare 2n-edge-1change                    paper    2 0-1    1 2 1 1 win-deadlock
 compare 2n-edge-1change-safety             paper    2 0-1    1 2 1 1 safety
 compare 2n-edge-1change                    repaired 2 0-1    1 2 1 1 all
+compare 2n-edge-d2-k3-2changes             repaired 2 0-1    2 3 1 2 all
 compare 3n-edge-static                     paper    3 0-1    1 2 1 0 all
 compare 3n-edge-static                     repaired 3 0-1    1 2 1 0 all
+compare 3n-edge-1change                    paper    3 0-1    1 2 1 1 win-deadlock
+compare 3n-edge-1change                    repaired 3 0-1    1 2 1 1 all
 
 echo "spin-compare: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -4,7 +4,7 @@
  * docs/errata.md (independently of src/core). See docs/checker.md, "Second opinion: SPIN".
  *
  * Instance macros (all optional):
- *   NN        number of nodes, 1..3                        (default 2)
+ *   NN        number of nodes, 2..3                        (default 2)
  *   DELTA     ports per node besides port 0, 1..2          (default 1)
  *   K         number of priorities, 1..3                   (default 2)
  *   LOCKS     Lock calls per node                          (default 1)
@@ -116,7 +116,10 @@ inline cleanup(u) {
   :: sd != 0 ->
      if :: lk[u] != NONE && HAS(sd, lk[u]) -> lk[u] = NONE :: else -> skip fi;
      L[u] = L[u] & ~sd; R[u] = R[u] & ~sd; Wt[u] = Wt[u] & ~sd; Wf[u] = Wf[u] & ~sd;
-     H[u] = H[u] & ~sd; A[u] = A[u] & ~sd; C[u] = C[u] & ~sd; Pp[u] = Pp[u] & ~sd
+     H[u] = H[u] & ~sd; A[u] = A[u] & ~sd; C[u] = C[u] & ~sd; Pp[u] = Pp[u] & ~sd;
+     zi = 0;
+     do :: zi < PORTS -> if :: HAS(sd, zi) -> pr[IX(u, zi)] = 0 :: else -> skip fi; zi++ :: else -> break od;
+     zi = 0
   :: else -> skip
   fi;
   if
@@ -230,7 +233,7 @@ inline init_unlock(u) {
 }
 inline receive_release(u, l) { snap(u); cleanup(u); lk[u] = NONE; send1(u, l, MACKU) }
 inline receive_ack_unlock(u, l) { snap(u); cleanup(u); R[u] = R[u] | BIT(l) }
-inline check_unlocked(u) { snap(u); cleanup(u); st[u] = IDLE; R[u] = 0 }
+inline check_unlocked(u) { snap(u); cleanup(u); st[u] = IDLE; R[u] = 0; pers[u] = 0 }
 
 /* ---- guards ---- */
 #ifdef REPAIRED
