@@ -129,25 +129,25 @@ void register_delta(unsigned delta) {
 
   for (unsigned i = 0; i < action_count; ++i) {
     const auto action = static_cast<Action>(i);
-    benchmark::RegisterBenchmark(
-        (std::string(to_string(action)) + suffix).c_str(), [delta, action, neighbours](benchmark::State& st) {
-          const Protocol<Word> protocol(Config{delta, k, Variant::repaired});
-          const auto x = prepare<Word>(action, delta);
-          const Context<Word> ctx{action == Action::clean_up ? Ports::of(static_cast<Port>(delta)) : Ports{}, neighbours};
-          const PriorityDraw draw(&draw_constant, nullptr);
-          if (!protocol.guard(x.state, action) && !is_receive(action) && action != Action::init_lock &&
-              action != Action::init_unlock) {
-            st.SkipWithError("guard does not hold in the prepared state");
-            return;
-          }
-          for (auto _ : st) {
-            NodeState<Word> copy = x.state;
-            auto fx = protocol.step(copy, x.activation, ctx, draw);
-            benchmark::DoNotOptimize(fx);
-            benchmark::DoNotOptimize(copy);
-            benchmark::ClobberMemory();
-          }
-        });
+    benchmark::RegisterBenchmark((std::string(to_string(action)) + suffix).c_str(), [delta, action,
+                                                                                     neighbours](benchmark::State& st) {
+      const Protocol<Word> protocol(Config{delta, k, Variant::repaired});
+      const auto x = prepare<Word>(action, delta);
+      const Context<Word> ctx{action == Action::clean_up ? Ports::of(static_cast<Port>(delta)) : Ports{}, neighbours};
+      const PriorityDraw draw(&draw_constant, nullptr);
+      if (!protocol.guard(x.state, action) && !is_receive(action) && action != Action::init_lock &&
+          action != Action::init_unlock) {
+        st.SkipWithError("guard does not hold in the prepared state");
+        return;
+      }
+      for (auto _ : st) {
+        NodeState<Word> copy = x.state;
+        auto fx = protocol.step(copy, x.activation, ctx, draw);
+        benchmark::DoNotOptimize(fx);
+        benchmark::DoNotOptimize(copy);
+        benchmark::ClobberMemory();
+      }
+    });
   }
 }
 

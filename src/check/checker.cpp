@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "model.hpp"
@@ -42,9 +42,11 @@ std::string validate(const Instance& inst) {
   std::vector<unsigned> degree(inst.nodes, 0);
   for (std::size_t i = 0; i < inst.edges.size(); ++i) {
     auto [u, v] = inst.edges[i];
-    if (u >= inst.nodes || v >= inst.nodes || u == v) return "edge " + std::to_string(u) + "-" + std::to_string(v) + " is not between two distinct nodes";
+    if (u >= inst.nodes || v >= inst.nodes || u == v)
+      return "edge " + std::to_string(u) + "-" + std::to_string(v) + " is not between two distinct nodes";
     for (std::size_t j = 0; j < i; ++j)
-      if ((inst.edges[j].first == u && inst.edges[j].second == v) || (inst.edges[j].first == v && inst.edges[j].second == u))
+      if ((inst.edges[j].first == u && inst.edges[j].second == v) ||
+          (inst.edges[j].first == v && inst.edges[j].second == u))
         return "edge " + std::to_string(u) + "-" + std::to_string(v) + " given twice";
     if (++degree[u] > inst.delta || ++degree[v] > inst.delta) return "a node has more than Delta neighbours";
   }
@@ -54,9 +56,10 @@ std::string validate(const Instance& inst) {
 std::string describe(const Instance& inst) {
   std::string e;
   for (auto [u, v] : inst.edges) e += (e.empty() ? "" : ",") + std::to_string(u) + "-" + std::to_string(v);
-  return std::string(core::to_string(inst.variant)) + " nodes=" + std::to_string(inst.nodes) + " edges=" +
-         (e.empty() ? "none" : e) + " delta=" + std::to_string(inst.delta) + " k=" + std::to_string(inst.k) +
-         " locks=" + std::to_string(inst.locks) + " changes=" + std::to_string(inst.max_changes);
+  return std::string(core::to_string(inst.variant)) + " nodes=" + std::to_string(inst.nodes) +
+         " edges=" + (e.empty() ? "none" : e) + " delta=" + std::to_string(inst.delta) +
+         " k=" + std::to_string(inst.k) + " locks=" + std::to_string(inst.locks) +
+         " changes=" + std::to_string(inst.max_changes);
 }
 
 namespace {
@@ -156,7 +159,8 @@ struct Graph {
 
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
 /// state (UINT32_MAX outside), and `allowed` per action.
-std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& allowed) {
+std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in,
+                                          std::vector<std::uint8_t>& allowed) {
   const std::size_t n = in.size();
   const std::size_t na = gr.task.size();
   allowed.assign(na, 0);
@@ -387,10 +391,14 @@ Result check(const Instance& inst, const Options& opt) {
       for (std::size_t s = 0; s < n; ++s) {
         if (good[s] || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
         const std::string where(core::to_string(st[s]));
-        report(Pending{"deadlock", "deadlock/" + where,
-                       "node " + std::to_string(u) + " stays in " + where +
-                           ": no completion is reachable by node actions alone",
-                       {u}, static_cast<std::uint32_t>(s), false, {}});
+        report(Pending{
+            "deadlock",
+            "deadlock/" + where,
+            "node " + std::to_string(u) + " stays in " + where + ": no completion is reachable by node actions alone",
+            {u},
+            static_cast<std::uint32_t>(s),
+            false,
+            {}});
       }
       // P7: a fair end component in which u's operation stays pending.
       std::vector<std::uint8_t> in(n), allowed;
@@ -432,11 +440,12 @@ Result check(const Instance& inst, const Options& opt) {
             std::fprintf(stderr, "ec %u state %u:", c, m);
             for (unsigned w = 0; w < inst.nodes; ++w) {
               const auto& r = g.n[w];
-              std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
-                           std::string(core::to_string(r.s.state)).c_str(), std::string(core::to_string(r.s.phase)).c_str(),
-                           r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(), r.s.replied.bits(),
-                           r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(), r.s.on_hold.bits(),
-                           r.s.applicants.bits(), r.s.candidates.bits(), r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
+              std::fprintf(
+                  stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
+                  std::string(core::to_string(r.s.state)).c_str(), std::string(core::to_string(r.s.phase)).c_str(),
+                  r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(), r.s.replied.bits(),
+                  r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(), r.s.on_hold.bits(), r.s.applicants.bits(),
+                  r.s.candidates.bits(), r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
               for (unsigned p = 0; p <= inst.delta; ++p)
                 for (auto code : r.chan[p])
                   if (code) {
@@ -447,16 +456,21 @@ Result check(const Instance& inst, const Options& opt) {
             std::fprintf(stderr, "\n");
             for (std::uint64_t a = gr.state_begin[m]; a < gr.state_begin[m + 1]; ++a) {
               std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a], allowed[a]);
-              for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t) std::fprintf(stderr, " %u", gr.target[t]);
+              for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+                std::fprintf(stderr, " %u", gr.target[t]);
               std::fprintf(stderr, "\n");
             }
           }
         const std::string where(core::to_string(st[s]));
-        report(Pending{"P7", "P7/" + where,
+        report(Pending{"P7",
+                       "P7/" + where,
                        "node " + std::to_string(u) + " can stay in " + where +
                            " forever under weak fairness with positive probability (a fair end component of " +
                            std::to_string(members[c].size()) + " states)",
-                       {u}, s, false, {}});
+                       {u},
+                       s,
+                       false,
+                       {}});
       }
     }
   }
@@ -495,8 +509,9 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
-  res.bytes_per_state = set.bytes_per_state() + sizeof(std::uint16_t) +
-                        (opt.liveness && res.states ? (gr.task.size() * 12 + gr.target.size() * 4 + 8 * res.states) / res.states : 0);
+  res.bytes_per_state =
+      set.bytes_per_state() + sizeof(std::uint16_t) +
+      (opt.liveness && res.states ? (gr.task.size() * 12 + gr.target.size() * 4 + 8 * res.states) / res.states : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -155,9 +155,7 @@ void Model::apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessa
       finish(g, u, fx, out, log);
       return;
     }
-    case Move::unlock:
-      finish(g, u, proto_.unlock(r.s, ctx), out, log);
-      return;
+    case Move::unlock: finish(g, u, proto_.unlock(r.s, ctx), out, log); return;
     case Move::guarded: {
       FixedDraw draw{l.prio};
       const auto fx =

@@ -54,7 +54,7 @@ struct Label {
 struct Outcome {
   bool completed_lock = false;
   bool completed_unlock = false;
-  bool drew = false;  ///< the action drew a priority
+  bool drew = false;    ///< the action drew a priority
   std::string problem;  ///< non-empty: an invariant broken by the transition itself (P3, internal)
   std::vector<unsigned> problem_nodes;
 };
@@ -103,8 +103,7 @@ class Model {
   core::Protocol<Word> proto_;
   std::vector<std::array<std::uint8_t, max_nodes>> perms_;
 
-  void finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out,
-              std::vector<SentMessage>* log) const;
+  void finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out, std::vector<SentMessage>* log) const;
 };
 
 inline unsigned bag_count(const std::array<std::uint8_t, channel_capacity>& bag) {

@@ -164,7 +164,8 @@ bool replay_counterexample(std::istream& in, std::ostream& report) {
           fail("unknown action " + name);
           continue;
         }
-        if (ports_of(e["D"]) != nodes[u].d && !(pending_call && (action == core::Action::init_lock || action == core::Action::init_unlock)))
+        if (ports_of(e["D"]) != nodes[u].d &&
+            !(pending_call && (action == core::Action::init_lock || action == core::Action::init_unlock)))
           fail("D differs from the detector");
         if (action == core::Action::init_lock || action == core::Action::init_unlock) {
           if (!pending_call) fail(name + " without an accepted call");
@@ -211,10 +212,12 @@ bool replay_counterexample(std::istream& in, std::ostream& report) {
             ports_of(r["A"]) != s.applicants || ports_of(r["C"]) != s.candidates)
           fail("registers L/R/H/A/C differ");
         Ports won, lost, pp;
-        for (const auto& w : r["W"]) (w[1].get<int>() ? won : lost).insert(static_cast<core::Port>(w[0].get<unsigned>()));
+        for (const auto& w : r["W"])
+          (w[1].get<int>() ? won : lost).insert(static_cast<core::Port>(w[0].get<unsigned>()));
         for (const auto& x : r["P"]) {
           pp.insert(static_cast<core::Port>(x[0].get<unsigned>()));
-          if (s.priorities.get(static_cast<core::Port>(x[0].get<unsigned>())) != x[1].get<unsigned>()) fail("P differs");
+          if (s.priorities.get(static_cast<core::Port>(x[0].get<unsigned>())) != x[1].get<unsigned>())
+            fail("P differs");
         }
         if (won != s.win_outcomes.won || lost != s.win_outcomes.lost) fail("W differs");
         if (pp != s.priorities.ports) fail("P differs");
@@ -228,8 +231,8 @@ bool replay_counterexample(std::istream& in, std::ostream& report) {
         const std::uint64_t id = e["id"];
         core::MessageKind kind{};
         core::parse_message_kind(e["kind"].get<std::string>(), kind);
-        if (e["from"] != static_cast<unsigned>(last_node) || e["port"] != from_port ||
-            kind != t.m.kind || e["value"] != t.m.value)
+        if (e["from"] != static_cast<unsigned>(last_node) || e["port"] != from_port || kind != t.m.kind ||
+            e["value"] != t.m.value)
           fail("send differs from the core's");
         if (t.to != UINT32_MAX) {
           if (e["to"] != t.to || e["to_port"] != t.to_port) fail("send destination differs");

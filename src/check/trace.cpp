@@ -26,9 +26,13 @@ json regs_json(const NState& s) {
   }
   json pr = json::array();
   for (Port p : s.priorities.ports) pr.push_back({p, s.priorities.get(p)});
-  return {{"L", ports_json(s.lock_set.bits())}, {"R", ports_json(s.replied.bits())}, {"W", w},
-          {"H", ports_json(s.on_hold.bits())},  {"A", ports_json(s.applicants.bits())},
-          {"C", ports_json(s.candidates.bits())}, {"P", pr}};
+  return {{"L", ports_json(s.lock_set.bits())},
+          {"R", ports_json(s.replied.bits())},
+          {"W", w},
+          {"H", ports_json(s.on_hold.bits())},
+          {"A", ports_json(s.applicants.bits())},
+          {"C", ports_json(s.candidates.bits())},
+          {"P", pr}};
 }
 json lock_json(Port p) { return p == core::no_port ? json("BOT") : json(p); }
 
@@ -103,7 +107,11 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
       continue;
     }
     if (l.move == Move::lock || l.move == Move::unlock)
-      line({{"ev", "call"}, {"t", ++t}, {"round", round}, {"node", u}, {"op", l.move == Move::lock ? "lock" : "unlock"},
+      line({{"ev", "call"},
+            {"t", ++t},
+            {"round", round},
+            {"node", u},
+            {"op", l.move == Move::lock ? "lock" : "unlock"},
             {"status", "ok"}});
     const unsigned d_before = g.n[u].d;
     json msg = nullptr, port = nullptr;
@@ -143,8 +151,16 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
       const unsigned id = next_id++;
       json to = nullptr, to_port = nullptr;
       if (sm.to >= 0) to = sm.to, to_port = sm.to_port;
-      line({{"ev", "send"}, {"t", ++t}, {"round", round}, {"id", id}, {"from", sm.from}, {"port", sm.port},
-            {"kind", core::to_string(sm.message.kind)}, {"value", sm.message.value}, {"to", to}, {"to_port", to_port}});
+      line({{"ev", "send"},
+            {"t", ++t},
+            {"round", round},
+            {"id", id},
+            {"from", sm.from},
+            {"port", sm.port},
+            {"kind", core::to_string(sm.message.kind)},
+            {"value", sm.message.value},
+            {"to", to},
+            {"to_port", to_port}});
       if (sm.to < 0) {
         line({{"ev", "lost"}, {"t", ++t}, {"round", round}, {"id", id}, {"reason", "no-edge"}});
       } else {
@@ -159,16 +175,31 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
         const auto lk = g.n[u].link[p - 1];
         if (lk != no_link && g.n[lk >> 4].s.lock_port == (lk & 15)) lock_set.push_back(lk >> 4);
       }
-      line({{"ev", "done"}, {"t", ++t}, {"round", round}, {"node", u}, {"op", o.completed_lock ? "lock" : "unlock"},
-            {"ports", o.completed_lock ? ports_json(s.lock_set.bits()) : json::array()}, {"lock_set", lock_set}});
+      line({{"ev", "done"},
+            {"t", ++t},
+            {"round", round},
+            {"node", u},
+            {"op", o.completed_lock ? "lock" : "unlock"},
+            {"ports", o.completed_lock ? ports_json(s.lock_set.bits()) : json::array()},
+            {"lock_set", lock_set}});
     }
   }
-  line({{"ev", "violation"}, {"t", ++t}, {"round", round}, {"property", property}, {"nodes", nodes},
-        {"ports", json::array()}, {"detail", detail}});
+  line({{"ev", "violation"},
+        {"t", ++t},
+        {"round", round},
+        {"property", property},
+        {"nodes", nodes},
+        {"ports", json::array()},
+        {"detail", detail}});
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  json end = {{"ev", "end"}, {"t", t + 1}, {"round", round}, {"rounds", round}, {"events", t},
-              {"hash", std::string(hex)}, {"stalled", property == "deadlock" || property == "P7"}};
+  json end = {{"ev", "end"},
+              {"t", t + 1},
+              {"round", round},
+              {"rounds", round},
+              {"events", t},
+              {"hash", std::string(hex)},
+              {"stalled", property == "deadlock" || property == "P7"}};
   out += end.dump() + "\n";
   return out;
 }

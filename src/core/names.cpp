@@ -10,9 +10,9 @@ namespace {
 constexpr std::array<std::string_view, message_kind_count> message_names = {
     "prepare", "ready", "request-lock", "win", "set-lock", "ack-lock", "release-lock", "ack-unlock"};
 constexpr std::array<std::string_view, action_count> action_names = {
-    "InitLock",   "ReceivePrepare", "ReceiveReady",   "CheckStart",     "CleanUp",          "ReceiveRequest",
-    "CheckPriorities", "ReceiveWin", "CheckWin",      "ReceiveSetLock", "ReceiveAckLock",   "CheckDone",
-    "InitUnlock", "ReceiveRelease", "ReceiveAckUnlock", "CheckUnlocked"};
+    "InitLock",        "ReceivePrepare", "ReceiveReady",     "CheckStart",     "CleanUp",        "ReceiveRequest",
+    "CheckPriorities", "ReceiveWin",     "CheckWin",         "ReceiveSetLock", "ReceiveAckLock", "CheckDone",
+    "InitUnlock",      "ReceiveRelease", "ReceiveAckUnlock", "CheckUnlocked"};
 
 template <class Array, class Enum>
 bool parse_by_name(const Array& names, std::string_view name, Enum& out) {

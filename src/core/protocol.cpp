@@ -11,10 +11,19 @@ namespace lmx::core {
 namespace testing {
 Mutant active_mutant = Mutant::none;
 std::string_view to_string(Mutant m) {
-  constexpr std::string_view names[mutant_count] = {
-      "none", "skip-cleanup-in-receive-prepare", "priorities-not-reset", "win-true-to-ties", "held-never-released",
-      "lost-ack-counted", "win-ignores-lock", "release-keeps-lock", "set-lock-keeps-candidate",
-      "check-win-ignores-false", "check-done-early", "without-r1", "without-r2"};
+  constexpr std::string_view names[mutant_count] = {"none",
+                                                    "skip-cleanup-in-receive-prepare",
+                                                    "priorities-not-reset",
+                                                    "win-true-to-ties",
+                                                    "held-never-released",
+                                                    "lost-ack-counted",
+                                                    "win-ignores-lock",
+                                                    "release-keeps-lock",
+                                                    "set-lock-keeps-candidate",
+                                                    "check-win-ignores-false",
+                                                    "check-done-early",
+                                                    "without-r1",
+                                                    "without-r2"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -42,7 +51,8 @@ unsigned layout_state_bits(unsigned register_bits) {
 }
 
 template <class Word>
-Protocol<Word>::Protocol(Config config) : config_(config), all_ports_(Ports::range(0, static_cast<Port>(config.delta))) {}
+Protocol<Word>::Protocol(Config config)
+    : config_(config), all_ports_(Ports::range(0, static_cast<Port>(config.delta))) {}
 
 template <class Word>
 bool Protocol<Word>::valid(const Context<Word>& ctx) const {
@@ -62,25 +72,25 @@ void Protocol<Word>::send(Out& out, Ports ports, Message m) {
 template <class Word>
 void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out) const {
   const Ports d = ctx.disconnected;
-  if (!d.empty()) {                                                             // A1.23 for all l in D
+  if (!d.empty()) {                                                                // A1.23 for all l in D
     if (s.lock_port != no_port && d.contains(s.lock_port)) s.lock_port = no_port;  // A1.24
-    const Ports kept = LMX_MUTANT(lost_ack_counted) ? d & s.lock_set : Ports{};  // empty unless mutant
-    s.lock_set -= d;                                                            // A1.25 L <- L \ {l}
-    s.replied -= d;                                                             // A1.25 R <- R \ {l}
+    const Ports kept = LMX_MUTANT(lost_ack_counted) ? d & s.lock_set : Ports{};    // empty unless mutant
+    s.lock_set -= d;                                                               // A1.25 L <- L \ {l}
+    s.replied -= d;                                                                // A1.25 R <- R \ {l}
     s.lock_set |= kept, s.replied |= kept;
-    s.win_outcomes.erase(d);                                                    // A1.25 W <- W \ {(l,.)}
-    s.on_hold -= d;                                                             // A1.25 H <- H \ {l}
-    s.applicants -= d;                                                          // A1.26 A <- A \ {l}
-    s.candidates -= d;                                                          // A1.26 C <- C \ {l}
-    s.priorities.erase(d);                                                      // A1.26 P <- P \ {(l,.)}
+    s.win_outcomes.erase(d);  // A1.25 W <- W \ {(l,.)}
+    s.on_hold -= d;           // A1.25 H <- H \ {l}
+    s.applicants -= d;        // A1.26 A <- A \ {l}
+    s.candidates -= d;        // A1.26 C <- C \ {l}
+    s.priorities.erase(d);    // A1.26 P <- P \ {(l,.)}
   }
   if (s.candidates.empty() && LMX_MUTANT(held_never_released)) {
     s.phase = s.applicants.empty() && s.on_hold.empty() ? ParticipantPhase::idle : ParticipantPhase::prepare;
-  } else if (s.candidates.empty()) {                           // A1.27 if C is empty
-    send(out, s.on_hold, Message{MessageKind::ready, 0});      // A1.28 Send(ready, l) for l in H
-    s.applicants |= s.on_hold;                                 // A1.29 A <- A u H
-    s.on_hold.clear();                                         //       H <- empty
-    s.phase = s.applicants.empty() ? ParticipantPhase::idle    // A1.31 else phase <- bottom
+  } else if (s.candidates.empty()) {                             // A1.27 if C is empty
+    send(out, s.on_hold, Message{MessageKind::ready, 0});        // A1.28 Send(ready, l) for l in H
+    s.applicants |= s.on_hold;                                   // A1.29 A <- A u H
+    s.on_hold.clear();                                           //       H <- empty
+    s.phase = s.applicants.empty() ? ParticipantPhase::idle      // A1.31 else phase <- bottom
                                    : ParticipantPhase::prepare;  // A1.30 if A nonempty: PREPARE
   }
 }
@@ -105,8 +115,7 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
              (s.replied == s.lock_set || (LMX_MUTANT(check_done_early) && s.replied.size() + 1 >= s.lock_set.size()));
     case Action::check_unlocked:  // A3.12
       return s.state == InitiatorState::unlock && s.replied == s.lock_set;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -145,8 +154,7 @@ Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
 }
 
 template <class Word>
-Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<Word>& ctx,
-                                   PriorityDraw draw) const {
+Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const {
   Out out;
   if (!valid(ctx)) return out.status = Status::invalid_input, out;
   if (a.action == Action::init_lock) return lock(s, ctx);
@@ -161,14 +169,14 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
   }
 
   switch (a.action) {
-    case Action::receive_prepare:  // A1.6
+    case Action::receive_prepare:                                               // A1.6
       if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out);  // A1.7
-      if (s.phase == ParticipantPhase::compete) {             // A1.8
-        s.on_hold.insert(l);                                  // A1.8 H <- H u {l}
-      } else {                                                // A1.9
-        s.applicants.insert(l);                               // A1.10 A <- A u {l}
-        s.phase = ParticipantPhase::prepare;                  // A1.10 phase <- PREPARE
-        send(out, Ports::of(l), Message{MessageKind::ready, 0});  // A1.11
+      if (s.phase == ParticipantPhase::compete) {                               // A1.8
+        s.on_hold.insert(l);                                                    // A1.8 H <- H u {l}
+      } else {                                                                  // A1.9
+        s.applicants.insert(l);                                                 // A1.10 A <- A u {l}
+        s.phase = ParticipantPhase::prepare;                                    // A1.10 phase <- PREPARE
+        send(out, Ports::of(l), Message{MessageKind::ready, 0});                // A1.11
       }
       break;
 
@@ -177,12 +185,12 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       s.replied.insert(l);       // A1.14 R <- R u {l}
       break;
 
-    case Action::check_start: {  // A1.15
-      clean_up(s, ctx, out);     // A1.16
-      s.state = InitiatorState::compete;  // A1.17
-      s.replied.clear();                  // A1.17
-      s.win_outcomes.clear();             // A1.17
-      const auto p = static_cast<std::uint8_t>(draw(config_.k));  // A1.18
+    case Action::check_start: {                                      // A1.15
+      clean_up(s, ctx, out);                                         // A1.16
+      s.state = InitiatorState::compete;                             // A1.17
+      s.replied.clear();                                             // A1.17
+      s.win_outcomes.clear();                                        // A1.17
+      const auto p = static_cast<std::uint8_t>(draw(config_.k));     // A1.18
       send(out, s.lock_set, Message{MessageKind::request_lock, p});  // A1.19
       break;
     }
@@ -191,8 +199,8 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       clean_up(s, ctx, out);  // A1.21
       break;
 
-    case Action::receive_request:  // A2.1
-      clean_up(s, ctx, out);       // A2.2
+    case Action::receive_request:      // A2.1
+      clean_up(s, ctx, out);           // A2.2
       if (s.applicants.contains(l)) {  // A2.3
         s.applicants.erase(l);         // A2.3 A <- A \ {l}
         // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided
@@ -207,7 +215,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
           send(out, Ports::of(l), Message{MessageKind::win, 0});
           break;
         }
-        s.candidates.insert(l);        //      C <- C u {l}
+        s.candidates.insert(l);  //      C <- C u {l}
       }
       if (s.priorities.ports.contains(l) && s.priorities.get(l) != a.message.value) out.priority_overwritten = true;
       s.priorities.set(l, a.message.value);  // A2.4 P <- P u {(l, p)}
@@ -219,8 +227,8 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       const Ports best = s.priorities.highest();
       if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
           (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
-        send(out, best, Message{MessageKind::win, 1});                            // A2.8 win(true)
-        send(out, s.candidates - best, Message{MessageKind::win, 0});             // A2.8 win(false)
+        send(out, best, Message{MessageKind::win, 1});                           // A2.8 win(true)
+        send(out, s.candidates - best, Message{MessageKind::win, 0});            // A2.8 win(false)
       } else {
         send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
       }
@@ -231,29 +239,29 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
     case Action::receive_win:  // A2.11
       clean_up(s, ctx, out);   // A2.12
       if (a.message.value != 0)
-        s.win_outcomes.won.insert(l);   // A2.13 W <- W u {(l, true)}
+        s.win_outcomes.won.insert(l);  // A2.13 W <- W u {(l, true)}
       else
         s.win_outcomes.lost.insert(l);  // A2.13 W <- W u {(l, false)}
       break;
 
-    case Action::check_win:     // A2.14
-      clean_up(s, ctx, out);    // A2.15
+    case Action::check_win:                                                        // A2.14
+      clean_up(s, ctx, out);                                                       // A2.15
       if (!s.win_outcomes.lost.empty() && !LMX_MUTANT(check_win_ignores_false)) {  // A2.16 some (., false)
-        const auto p = static_cast<std::uint8_t>(draw(config_.k));          // A2.17
-        send(out, s.lock_set, Message{MessageKind::request_lock, p});       // A2.18
-      } else {                                                              // A2.19
-        s.state = InitiatorState::win;                                      // A2.20
-        s.replied.clear();                                                  // A2.20
-        send(out, s.lock_set, Message{MessageKind::set_lock, 0});           // A2.21
+        const auto p = static_cast<std::uint8_t>(draw(config_.k));                 // A2.17
+        send(out, s.lock_set, Message{MessageKind::request_lock, p});              // A2.18
+      } else {                                                                     // A2.19
+        s.state = InitiatorState::win;                                             // A2.20
+        s.replied.clear();                                                         // A2.20
+        send(out, s.lock_set, Message{MessageKind::set_lock, 0});                  // A2.21
       }
       s.win_outcomes.clear();  // A2.22
       break;
 
-    case Action::receive_set_lock:  // A2.23
-      s.lock_port = l;              // A2.24 lock <- l
+    case Action::receive_set_lock:                                       // A2.23
+      s.lock_port = l;                                                   // A2.24 lock <- l
       if (!LMX_MUTANT(set_lock_keeps_candidate)) s.candidates.erase(l);  // A2.24 C <- C \ {l}
-      clean_up(s, ctx, out);        // A2.25
-      send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});  // A2.26
+      clean_up(s, ctx, out);                                             // A2.25
+      send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});        // A2.26
       break;
 
     case Action::receive_ack_lock:  // A2.27
@@ -261,17 +269,17 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       s.replied.insert(l);          // A2.29
       break;
 
-    case Action::check_done:  // A2.30
-      clean_up(s, ctx, out);  // A2.31
+    case Action::check_done:             // A2.30
+      clean_up(s, ctx, out);             // A2.31
       s.state = InitiatorState::locked;  // A2.32
       s.replied.clear();                 // A2.32
       out.lock_acquired = true;          // A2.33 return L
       out.locked_ports = s.lock_set;
       break;
 
-    case Action::receive_release:  // A3.6
-      clean_up(s, ctx, out);       // A3.7
-      if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;  // A3.8 lock <- bottom
+    case Action::receive_release:                                    // A3.6
+      clean_up(s, ctx, out);                                         // A3.7
+      if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;    // A3.8 lock <- bottom
       send(out, Ports::of(l), Message{MessageKind::ack_unlock, 0});  // A3.8
       break;
 
@@ -280,16 +288,14 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       s.replied.insert(l);            // A3.11
       break;
 
-    case Action::check_unlocked:  // A3.12
-      clean_up(s, ctx, out);      // A3.13
+    case Action::check_unlocked:       // A3.12
+      clean_up(s, ctx, out);           // A3.13
       s.state = InitiatorState::idle;  // A3.14
       s.replied.clear();               // A3.14
       out.unlocked = true;
       break;
 
-    default:
-      out.status = Status::invalid_input;
-      break;
+    default: out.status = Status::invalid_input; break;
   }
   return out;
 }

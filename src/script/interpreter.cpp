@@ -84,9 +84,12 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
            const auto eq = arg.find('=');
            const auto key = arg.substr(0, eq);
            const auto value = eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1);
-           if (key == "nodes") nodes = parse_number(value, "nodes");
-           else if (key == "delta") config.delta = parse_number(value, "delta");
-           else if (key == "k") config.k = parse_number(value, "k");
+           if (key == "nodes")
+             nodes = parse_number(value, "nodes");
+           else if (key == "delta")
+             config.delta = parse_number(value, "delta");
+           else if (key == "k")
+             config.k = parse_number(value, "k");
            else if (key == "variant") {
              if (!core::parse_variant(value, config.variant))
                throw ScriptError("unknown variant '" + std::string(value) + "' (paper, repaired)");
@@ -95,7 +98,8 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
            }
          }
          if (nodes < 1 || nodes > 64) throw ScriptError("nodes must be 1..64");
-         if (config.delta < 1 || config.delta > core::Protocol<Word>::max_delta) throw ScriptError("delta must be 1..63");
+         if (config.delta < 1 || config.delta > core::Protocol<Word>::max_delta)
+           throw ScriptError("delta must be 1..63");
          if (config.k < core::k_min || config.k > core::k_max) throw ScriptError("k must be 2..32");
          net_.emplace(nodes, config);
          out.push_back("network of " + std::to_string(nodes) + " nodes, delta=" + std::to_string(config.delta) +
@@ -123,7 +127,8 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
          std::optional<core::MessageKind> kind;
          if (args.size() == 2) {
            core::MessageKind k;
-           if (!core::parse_message_kind(args[1], k)) throw ScriptError("unknown message kind '" + std::string(args[1]) + "'");
+           if (!core::parse_message_kind(args[1], k))
+             throw ScriptError("unknown message kind '" + std::string(args[1]) + "'");
            kind = k;
          }
          out.push_back(network().deliver(u, port, kind));
@@ -178,7 +183,9 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
        [&] {
          expect_args(args, 0, 1, "state [U]");
          Network& net = network();
-         auto describe = [&](unsigned u) { out.push_back(net.describe(u) + " D=" + format_ports(net.disconnected(u))); };
+         auto describe = [&](unsigned u) {
+           out.push_back(net.describe(u) + " D=" + format_ports(net.disconnected(u)));
+         };
          if (args.empty())
            for (unsigned u = 0; u < net.size(); ++u) describe(u);
          else

@@ -28,8 +28,8 @@ std::vector<std::string> Network::violations() const {
     if (!(s.candidates & s.applicants).empty()) found.push_back(who + "C and A intersect");
     if (!(s.priorities.ports - s.candidates).empty()) found.push_back(who + "P names a port outside C");
     if (!(s.on_hold & (s.applicants | s.candidates)).empty()) found.push_back(who + "H intersects A or C");
-    const Ports registers[] = {s.lock_set,         s.replied,    s.win_outcomes.won, s.win_outcomes.lost,
-                               s.on_hold,          s.applicants, s.candidates,       s.priorities.ports};
+    const Ports registers[] = {s.lock_set, s.replied,    s.win_outcomes.won, s.win_outcomes.lost,
+                               s.on_hold,  s.applicants, s.candidates,       s.priorities.ports};
     for (Ports r : registers)
       if (!(r - all).empty()) found.push_back(who + "a register holds a port beyond Delta");
     if (s.lock_port != core::no_port && s.lock_port > config().delta) found.push_back(who + "lock beyond Delta");

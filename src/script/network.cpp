@@ -55,7 +55,8 @@ std::optional<std::pair<unsigned, Port>> Network::peer(unsigned u, Port port) co
 }
 
 std::string Network::check_node(unsigned u) const {
-  if (u >= nodes_.size()) return "no node " + std::to_string(u) + " (network has " + std::to_string(nodes_.size()) + ")";
+  if (u >= nodes_.size())
+    return "no node " + std::to_string(u) + " (network has " + std::to_string(nodes_.size()) + ")";
   return {};
 }
 
@@ -70,8 +71,10 @@ std::string Network::connect(unsigned u, Port pu, unsigned v, Port pv) {
   if (auto e = check_port(u, pu, false); !e.empty()) return "error: " + e;
   if (auto e = check_port(v, pv, false); !e.empty()) return "error: " + e;
   if (u == v) return "error: an edge joins two distinct nodes";
-  if (nodes_[u].links[pu].connected) return "error: port " + std::to_string(pu) + " of n" + std::to_string(u) + " is taken";
-  if (nodes_[v].links[pv].connected) return "error: port " + std::to_string(pv) + " of n" + std::to_string(v) + " is taken";
+  if (nodes_[u].links[pu].connected)
+    return "error: port " + std::to_string(pu) + " of n" + std::to_string(u) + " is taken";
+  if (nodes_[v].links[pv].connected)
+    return "error: port " + std::to_string(pv) + " of n" + std::to_string(v) + " is taken";
   for (Port p = 1; p <= config().delta; ++p)
     if (nodes_[u].links[p].connected && nodes_[u].links[p].node == v)
       return "error: n" + std::to_string(u) + " and n" + std::to_string(v) + " are already neighbours";
@@ -258,8 +261,8 @@ std::string Network::describe(unsigned u) const {
   const State& s = nodes_.at(u).state;
   std::ostringstream o;
   o << node_name(u) << ": lock=" << (s.lock_port == core::no_port ? std::string("BOT") : std::to_string(s.lock_port))
-    << " state=" << core::to_string(s.state) << " phase=" << core::to_string(s.phase) << " L=" << format_ports(s.lock_set)
-    << " R=" << format_ports(s.replied) << " W={";
+    << " state=" << core::to_string(s.state) << " phase=" << core::to_string(s.phase)
+    << " L=" << format_ports(s.lock_set) << " R=" << format_ports(s.replied) << " W={";
   bool first = true;
   for (Port p : s.win_outcomes.won | s.win_outcomes.lost) {
     if (s.win_outcomes.won.contains(p)) o << (first ? "" : ",") << "(" << int(p) << ",T)", first = false;
@@ -268,7 +271,8 @@ std::string Network::describe(unsigned u) const {
   o << "} H=" << format_ports(s.on_hold) << " A=" << format_ports(s.applicants) << " C=" << format_ports(s.candidates)
     << " P={";
   first = true;
-  for (Port p : s.priorities.ports) o << (first ? "" : ",") << "(" << int(p) << "," << s.priorities.get(p) << ")", first = false;
+  for (Port p : s.priorities.ports)
+    o << (first ? "" : ",") << "(" << int(p) << "," << s.priorities.get(p) << ")", first = false;
   o << "}";
   return o.str();
 }

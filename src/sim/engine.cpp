@@ -54,7 +54,11 @@ class Histogram {
   }
   [[nodiscard]] json summary() const {
     if (n_ == 0) return {{"p50", nullptr}, {"p90", nullptr}, {"p99", nullptr}, {"max", nullptr}, {"mean", nullptr}};
-    return {{"p50", quantile(0.50)}, {"p90", quantile(0.90)}, {"p99", quantile(0.99)}, {"max", max_}, {"mean", sum_ / double(n_)}};
+    return {{"p50", quantile(0.50)},
+            {"p90", quantile(0.90)},
+            {"p99", quantile(0.99)},
+            {"max", max_},
+            {"mean", sum_ / double(n_)}};
   }
   [[nodiscard]] json histogram() const {
     // At most 40 bins of equal width over 0..max.
@@ -63,7 +67,8 @@ class Histogram {
     const double width = std::max(1.0 / scale_, std::ceil((max_ + 1) / 40.0));
     std::vector<std::uint64_t> bins(static_cast<std::size_t>(max_ / width) + 1);
     for (std::size_t b = 0; b < counts_.size(); ++b)
-      if (counts_[b]) bins[std::min(bins.size() - 1, static_cast<std::size_t>(double(b) / scale_ / width))] += counts_[b];
+      if (counts_[b])
+        bins[std::min(bins.size() - 1, static_cast<std::size_t>(double(b) / scale_ / width))] += counts_[b];
     for (std::size_t i = 0; i <= bins.size(); ++i) edges.push_back(double(i) * width);
     for (auto c : bins) counts.push_back(c);
     return {{"bin_edges", edges}, {"counts", counts}};
@@ -98,8 +103,8 @@ enum class AppPhase : std::uint8_t {
 struct App {
   std::uint32_t timer = 0;  ///< call time (wait_*), or the tick the pending request started
   AppPhase phase = AppPhase::none;
-  std::uint8_t trials = 0;  ///< competitions of the pending request (saturating)
-  std::uint16_t actions = 0;  ///< activations of the requester during the request (saturating)
+  std::uint8_t trials = 0;     ///< competitions of the pending request (saturating)
+  std::uint16_t actions = 0;   ///< activations of the requester during the request (saturating)
   std::uint32_t messages = 0;  ///< messages the requester sent during the request
   std::uint32_t locks = 0;     ///< completed locks
 };
@@ -483,7 +488,8 @@ class EngineImpl final : public Engine {
   /// Guarded actions of u that would change its state.
   [[nodiscard]] core::ActionSet useful_guarded(NodeId u) const {
     core::ActionSet set = protocol_.enabled_guarded(state_[u]);
-    if (set.contains(Action::clean_up) && !clean_up_changes(u)) set.bits = static_cast<std::uint16_t>(set.bits & ~(1u << unsigned(Action::clean_up)));
+    if (set.contains(Action::clean_up) && !clean_up_changes(u))
+      set.bits = static_cast<std::uint16_t>(set.bits & ~(1u << unsigned(Action::clean_up)));
     return set;
   }
 
@@ -525,8 +531,9 @@ class EngineImpl final : public Engine {
     const core::Decoded d = core::decode(m.byte, sc_.k);
     if (!d.ok()) {
       // P6: every message is one valid byte. A malformed one is reported and dropped.
-      report("P6", {u}, {slots[pick].port}, "received byte " + std::to_string(m.byte) + " that is not a message: " +
-                                               std::string(core::to_string(d.error)));
+      report("P6", {u}, {slots[pick].port},
+             "received byte " + std::to_string(m.byte) +
+                 " that is not a message: " + std::string(core::to_string(d.error)));
       return;
     }
     ++received_;
@@ -564,7 +571,9 @@ class EngineImpl final : public Engine {
     else
       fx = protocol_.step(s, act, ctx, core::PriorityDraw::from(draw));
     if (fx.status != core::Status::ok) {
-      report("P7", {u}, {}, "the core refused " + std::string(core::to_string(act.action)) + ": " + std::string(core::to_string(fx.status)));
+      report("P7", {u}, {},
+             "the core refused " + std::string(core::to_string(act.action)) + ": " +
+                 std::string(core::to_string(fx.status)));
       return;
     }
     ++actions_;
@@ -600,7 +609,8 @@ class EngineImpl final : public Engine {
     // The receivers' channels are scattered in memory: start loading all of them before the first
     // is needed, so their cache misses overlap.
     for (Port p : group.ports)
-      if (p != core::self_port && peer(u, p) != no_node) __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
+      if (p != core::self_port && peer(u, p) != no_node)
+        __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
     for (Port p : group.ports) {
       const std::uint64_t id = next_id_++;
       ++sent_;
@@ -639,13 +649,18 @@ class EngineImpl final : public Engine {
     Ports seen;
     for (unsigned g = 0; g < fx.send_count; ++g) twice |= seen & fx.sends[g].ports, seen |= fx.sends[g].ports;
     json kinds = json::array();
-    for (unsigned g = 0; g < fx.send_count; ++g) kinds.push_back(std::string(core::to_string(fx.sends[g].message.kind)));
-    double_send_examples_.push_back({{"round", now()}, {"node", u}, {"action", std::string(core::to_string(a))},
-                                     {"ports", ports_text(twice)}, {"kinds", kinds}});
+    for (unsigned g = 0; g < fx.send_count; ++g)
+      kinds.push_back(std::string(core::to_string(fx.sends[g].message.kind)));
+    double_send_examples_.push_back({{"round", now()},
+                                     {"node", u},
+                                     {"action", std::string(core::to_string(a))},
+                                     {"ports", ports_text(twice)},
+                                     {"kinds", kinds}});
     if (lines_.enabled()) {
       begin_line("finding");
       line_ += ",\"kind\":\"send-twice-on-port\",\"node\":" + std::to_string(u) + ",\"ports\":" + ports_json(twice) +
-               ",\"detail\":\"" + std::string(core::to_string(a)) + " sends two messages on one port (model rule iii allows one)\"}";
+               ",\"detail\":\"" + std::string(core::to_string(a)) +
+               " sends two messages on one port (model rule iii allows one)\"}";
       commit_line();
     }
   }
@@ -657,10 +672,12 @@ class EngineImpl final : public Engine {
     const NodeId holder = held_by_[w];
     if (holder == no_node) return;
     const Port l = state_[w].lock_port;
-    const bool points = holder == w ? l == core::self_port : (l != core::no_port && l != 0 && l <= delta_ && peer(w, l) == holder);
+    const bool points =
+        holder == w ? l == core::self_port : (l != core::no_port && l != 0 && l <= delta_ && peer(w, l) == holder);
     if (!points) {
-      report("P2", {holder, w}, {l}, "node " + std::to_string(w) + " is held by LOCKED node " + std::to_string(holder) +
-                                        " but its lock variable changed to " + port_name(l));
+      report("P2", {holder, w}, {l},
+             "node " + std::to_string(w) + " is held by LOCKED node " + std::to_string(holder) +
+                 " but its lock variable changed to " + port_name(l));
     }
   }
   static std::string port_name(Port l) { return l == core::no_port ? "BOT" : std::to_string(l); }
@@ -679,7 +696,9 @@ class EngineImpl final : public Engine {
     if (!(locked == expected)) {
       std::vector<unsigned> diff;
       for (Port p : (locked - expected) | (expected - locked)) diff.push_back(p);
-      report("P3", {u}, diff, "CheckDone returned " + ports_text(locked) + " but port 0 plus the persistent neighbours are " + ports_text(expected));
+      report("P3", {u}, diff,
+             "CheckDone returned " + ports_text(locked) + " but port 0 plus the persistent neighbours are " +
+                 ports_text(expected));
     }
     // P1 and P2: u now holds itself and its persistent neighbours.
     std::vector<NodeId> held{u};
@@ -687,13 +706,16 @@ class EngineImpl final : public Engine {
     for (NodeId w : held) {
       const NodeId other = held_by_[w];
       if (other != no_node && other != u && state_[other].state == InitiatorState::locked)
-        report("P1", {u, other, w}, {}, "node " + std::to_string(w) + " is held by LOCKED nodes " + std::to_string(u) + " and " + std::to_string(other));
+        report("P1", {u, other, w}, {},
+               "node " + std::to_string(w) + " is held by LOCKED nodes " + std::to_string(u) + " and " +
+                   std::to_string(other));
       held_by_[w] = u;
       after_lock_change(w);
     }
     if (lines_.enabled()) {
       begin_line("done");
-      line_ += ",\"node\":" + std::to_string(u) + ",\"op\":\"lock\",\"ports\":" + ports_json(locked) + ",\"lock_set\":" + paper_lock_set(u) + "}";
+      line_ += ",\"node\":" + std::to_string(u) + ",\"op\":\"lock\",\"ports\":" + ports_json(locked) +
+               ",\"lock_set\":" + paper_lock_set(u) + "}";
       commit_line();
     }
     log({tick32(), EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
@@ -752,9 +774,10 @@ class EngineImpl final : public Engine {
         continue;
       }
       if (now_ - start <= horizon) break;
-      report("P7", {u}, {}, "Lock called at round " + fmt_round(start) + " still pending after " +
-                                std::to_string(sc_.effective_horizon()) + " rounds (state " +
-                                std::string(core::to_string(state_[u].state)) + ")");
+      report("P7", {u}, {},
+             "Lock called at round " + fmt_round(start) + " still pending after " +
+                 std::to_string(sc_.effective_horizon()) + " rounds (state " +
+                 std::string(core::to_string(state_[u].state)) + ")");
       pending_queue_.pop_front();
     }
   }
@@ -772,10 +795,12 @@ class EngineImpl final : public Engine {
     }
     if (stuck.empty()) return;
     stalled_ = true;
-    std::string detail = "global stall: " + std::to_string(stuck.size()) + " request(s) pending, nothing in transit, no enabled action changes state; e.g. node " +
-                         std::to_string(stuck[0]) + " in state " + std::string(core::to_string(state_[stuck[0]].state)) +
-                         " with L=" + ports_text(state_[stuck[0]].lock_set) + " R=" + ports_text(state_[stuck[0]].replied) +
-                         " D=" + ports_text(Ports(detector_[stuck[0]]));
+    std::string detail = "global stall: " + std::to_string(stuck.size()) +
+                         " request(s) pending, nothing in transit, no enabled action changes state; e.g. node " +
+                         std::to_string(stuck[0]) + " in state " +
+                         std::string(core::to_string(state_[stuck[0]].state)) +
+                         " with L=" + ports_text(state_[stuck[0]].lock_set) +
+                         " R=" + ports_text(state_[stuck[0]].replied) + " D=" + ports_text(Ports(detector_[stuck[0]]));
     if (stuck.size() > 8) stuck.resize(8);
     report("P7", stuck, {}, detail);
     done_ = true;
@@ -796,7 +821,8 @@ class EngineImpl final : public Engine {
       return;
     }
     const double p = kind == "synchronous" ? 1.0 : sc_.activation.p;
-    for (std::uint64_t u = act_rng_.geometric(p); u < n_; u += 1 + act_rng_.geometric(p)) activate(static_cast<NodeId>(u));
+    for (std::uint64_t u = act_rng_.geometric(p); u < n_; u += 1 + act_rng_.geometric(p))
+      activate(static_cast<NodeId>(u));
   }
 
   /// Asynchronous executions (paper, Section 5): each node's executions occupy disjoint intervals
@@ -812,7 +838,7 @@ class EngineImpl final : public Engine {
       now_ = static_cast<std::uint32_t>(t);
       activate(u);
       const std::uint32_t duration = 1 + act_rng_.below(tpr_);  // the execution's length
-      const std::uint32_t gap = act_rng_.below(tpr_);             // until the next one starts
+      const std::uint32_t gap = act_rng_.below(tpr_);           // until the next one starts
       wakeups_.push({t + duration + gap, u});
     }
     now_ = static_cast<std::uint32_t>(end);
@@ -832,8 +858,11 @@ class EngineImpl final : public Engine {
     ++rounds_done_;
     if (!async_) now_ = static_cast<std::uint32_t>(round + 1);
     if (rounds_done_ >= sc_.rounds) done_ = true;
-    if (sc_.workload.kind == "auto" && sc_.workload.locks && pending_ == 0 && unlocking_count_ == 0 && in_transit_ == 0 && all_done()) done_ = true;
-    if (opt_.progress && (round % std::max<std::uint64_t>(1, sc_.rounds / 100)) == 0) opt_.progress(double(round) / double(sc_.rounds));
+    if (sc_.workload.kind == "auto" && sc_.workload.locks && pending_ == 0 && unlocking_count_ == 0 &&
+        in_transit_ == 0 && all_done())
+      done_ = true;
+    if (opt_.progress && (round % std::max<std::uint64_t>(1, sc_.rounds / 100)) == 0)
+      opt_.progress(double(round) / double(sc_.rounds));
   }
   [[nodiscard]] bool all_done() {
     for (; done_scan_ < n_; ++done_scan_)
@@ -971,7 +1000,8 @@ class EngineImpl final : public Engine {
   }
   void log(const Ev& e) { events_.add(e); }
 
-  void report(const std::string& property, std::vector<NodeId> nodes, std::vector<unsigned> ports, const std::string& detail) {
+  void report(const std::string& property, std::vector<NodeId> nodes, std::vector<unsigned> ports,
+              const std::string& detail) {
     ++violation_counts_[property];
     if (violations_.size() >= max_recorded_violations) return;
     Violation v{property, now(), nodes, ports, detail, {}};
@@ -1000,22 +1030,31 @@ class EngineImpl final : public Engine {
     auto msg = [](std::uint8_t byte) {
       const core::Decoded d = core::decode(byte, 32);
       std::string s(core::to_string(d.message.kind));
-      if (d.message.kind == MessageKind::request_lock || d.message.kind == MessageKind::win) s += "(" + std::to_string(d.message.value) + ")";
+      if (d.message.kind == MessageKind::request_lock || d.message.kind == MessageKind::win)
+        s += "(" + std::to_string(d.message.value) + ")";
       return s;
     };
     switch (e.kind) {
-      case EvKind::connect: return r + "connect n" + std::to_string(e.u) + ":" + std::to_string(e.b1) + " n" + std::to_string(e.v) + ":" + std::to_string(e.b2);
-      case EvKind::cut: return r + "cut n" + std::to_string(e.u) + ":" + std::to_string(e.b1) + " n" + std::to_string(e.v) + ":" + std::to_string(e.b2);
-      case EvKind::send: return r + "n" + std::to_string(e.u) + " sends " + msg(e.b2) + " on port " + std::to_string(e.b1) + (e.v == no_node ? " (no edge)" : " to n" + std::to_string(e.v));
-      case EvKind::lost: return r + "message " + msg(e.b2) + " lost at n" + std::to_string(e.u) + ":" + std::to_string(e.b1);
+      case EvKind::connect:
+        return r + "connect n" + std::to_string(e.u) + ":" + std::to_string(e.b1) + " n" + std::to_string(e.v) + ":" +
+               std::to_string(e.b2);
+      case EvKind::cut:
+        return r + "cut n" + std::to_string(e.u) + ":" + std::to_string(e.b1) + " n" + std::to_string(e.v) + ":" +
+               std::to_string(e.b2);
+      case EvKind::send:
+        return r + "n" + std::to_string(e.u) + " sends " + msg(e.b2) + " on port " + std::to_string(e.b1) +
+               (e.v == no_node ? " (no edge)" : " to n" + std::to_string(e.v));
+      case EvKind::lost:
+        return r + "message " + msg(e.b2) + " lost at n" + std::to_string(e.u) + ":" + std::to_string(e.b1);
       case EvKind::act: {
         std::string s = r + "n" + std::to_string(e.u) + " " + std::string(core::to_string(static_cast<Action>(e.b1)));
         if (e.b3 != 0xFF) s += " " + msg(e.b3) + "@" + std::to_string(e.b2);
-        return s + " -> lock=" + port_name(static_cast<Port>(e.v & 0xFF)) + " state=" +
-               std::string(core::to_string(static_cast<InitiatorState>((e.v >> 8) & 0xFF))) + " phase=" +
-               std::string(core::to_string(static_cast<ParticipantPhase>((e.v >> 16) & 0xFF)));
+        return s + " -> lock=" + port_name(static_cast<Port>(e.v & 0xFF)) +
+               " state=" + std::string(core::to_string(static_cast<InitiatorState>((e.v >> 8) & 0xFF))) +
+               " phase=" + std::string(core::to_string(static_cast<ParticipantPhase>((e.v >> 16) & 0xFF)));
       }
-      case EvKind::call: return r + "n" + std::to_string(e.u) + " calls " + (e.b1 ? "Unlock" : "Lock") + (e.b2 ? "" : " (rejected)");
+      case EvKind::call:
+        return r + "n" + std::to_string(e.u) + " calls " + (e.b1 ? "Unlock" : "Lock") + (e.b2 ? "" : " (rejected)");
       case EvKind::done: return r + "n" + std::to_string(e.u) + (e.b1 ? " unlocked" : " locked");
       default: return r + "event";
     }
@@ -1030,9 +1069,17 @@ class EngineImpl final : public Engine {
     return line_;
   }
   void write_header() {
-    nlohmann::ordered_json h = {{"type", "lmx-trace"}, {"schema", 1}, {"lmx_version", std::string(core::version)}, {"source", opt_.source},
-              {"variant", std::string(core::to_string(sc_.variant))}, {"delta", delta_}, {"k", sc_.k}, {"nodes", n_},
-              {"seed", sc_.seed}, {"engine", sc_.engine}, {"scenario", nlohmann::ordered_json::parse(sc_.to_json().dump())}};
+    nlohmann::ordered_json h = {{"type", "lmx-trace"},
+                                {"schema", 1},
+                                {"lmx_version", std::string(core::version)},
+                                {"source", opt_.source},
+                                {"variant", std::string(core::to_string(sc_.variant))},
+                                {"delta", delta_},
+                                {"k", sc_.k},
+                                {"nodes", n_},
+                                {"seed", sc_.seed},
+                                {"engine", sc_.engine},
+                                {"scenario", nlohmann::ordered_json::parse(sc_.to_json().dump())}};
     if (!positions_.empty() && lines_.enabled()) {
       nlohmann::ordered_json pos = nlohmann::ordered_json::array();
       for (auto [x, y] : positions_) pos.push_back({x, y});
@@ -1047,35 +1094,39 @@ class EngineImpl final : public Engine {
     log({tick32(), EvKind::call, static_cast<std::uint8_t>(op[0] == 'u'), static_cast<std::uint8_t>(ok), 0, u, 0});
     if (!lines_.enabled()) return;
     begin_line("call");
-    line_ += ",\"node\":" + std::to_string(u) + ",\"op\":\"" + op + "\",\"status\":\"" + (ok ? "ok" : "rejected") + "\"}";
+    line_ +=
+        ",\"node\":" + std::to_string(u) + ",\"op\":\"" + op + "\",\"status\":\"" + (ok ? "ok" : "rejected") + "\"}";
     commit_line();
   }
   void trace_move(NodeId u) {
-    const auto qx = static_cast<std::uint32_t>(positions_[u].first * 1e6), qy = static_cast<std::uint32_t>(positions_[u].second * 1e6);
+    const auto qx = static_cast<std::uint32_t>(positions_[u].first * 1e6),
+               qy = static_cast<std::uint32_t>(positions_[u].second * 1e6);
     log({tick32(), EvKind::move, 0, 0, 0, u, qx * 1000003u + qy});
     if (!lines_.enabled()) return;
     begin_line("move");
-    line_ += ",\"node\":" + std::to_string(u) + ",\"x\":" + json(positions_[u].first).dump() + ",\"y\":" + json(positions_[u].second).dump() + "}";
+    line_ += ",\"node\":" + std::to_string(u) + ",\"x\":" + json(positions_[u].first).dump() +
+             ",\"y\":" + json(positions_[u].second).dump() + "}";
     commit_line();
   }
   void trace_send(std::uint64_t id, NodeId u, Port p, Message m, NodeId to, Port to_port) {
     begin_line("send");
     line_ += ",\"id\":" + std::to_string(id) + ",\"from\":" + std::to_string(u) + ",\"port\":" + std::to_string(p) +
-             ",\"kind\":\"" + std::string(core::to_string(m.kind)) + "\",\"value\":" + std::to_string(m.value) + ",\"to\":" +
-             (to == no_node ? std::string("null") : std::to_string(to)) + ",\"to_port\":" +
-             (to == no_node ? std::string("null") : std::to_string(to_port)) + "}";
+             ",\"kind\":\"" + std::string(core::to_string(m.kind)) + "\",\"value\":" + std::to_string(m.value) +
+             ",\"to\":" + (to == no_node ? std::string("null") : std::to_string(to)) +
+             ",\"to_port\":" + (to == no_node ? std::string("null") : std::to_string(to_port)) + "}";
     commit_line();
   }
   void trace_act(NodeId u, const core::Activation& act, const Stored* msg, Ports d) {
     const State& s = state_[u];
     begin_line("act");
-    line_ += ",\"node\":" + std::to_string(u) + ",\"action\":\"" + std::string(core::to_string(act.action)) + "\",\"port\":" +
-             (msg ? std::to_string(act.port) : std::string("null")) + ",\"msg\":" + (msg ? std::to_string(msg->id) : std::string("null")) +
-             ",\"D\":" + ports_json(d) + ",\"lock\":" + (s.lock_port == core::no_port ? std::string("\"BOT\"") : std::to_string(s.lock_port)) +
+    line_ += ",\"node\":" + std::to_string(u) + ",\"action\":\"" + std::string(core::to_string(act.action)) +
+             "\",\"port\":" + (msg ? std::to_string(act.port) : std::string("null")) +
+             ",\"msg\":" + (msg ? std::to_string(msg->id) : std::string("null")) + ",\"D\":" + ports_json(d) +
+             ",\"lock\":" + (s.lock_port == core::no_port ? std::string("\"BOT\"") : std::to_string(s.lock_port)) +
              ",\"state\":\"" + upper(core::to_string(s.state)) + "\",\"phase\":\"" + upper(core::to_string(s.phase)) +
-             "\",\"regs\":{\"L\":" + ports_json(s.lock_set) + ",\"R\":" + ports_json(s.replied) + ",\"W\":" + win_json(s) +
-             ",\"H\":" + ports_json(s.on_hold) + ",\"A\":" + ports_json(s.applicants) + ",\"C\":" + ports_json(s.candidates) +
-             ",\"P\":" + priorities_json(s) + "}}";
+             "\",\"regs\":{\"L\":" + ports_json(s.lock_set) + ",\"R\":" + ports_json(s.replied) +
+             ",\"W\":" + win_json(s) + ",\"H\":" + ports_json(s.on_hold) + ",\"A\":" + ports_json(s.applicants) +
+             ",\"C\":" + ports_json(s.candidates) + ",\"P\":" + priorities_json(s) + "}}";
     commit_line();
   }
   static std::string upper(std::string_view v) { return std::string(v); }  // the core already uses the paper's names
@@ -1087,7 +1138,8 @@ class EngineImpl final : public Engine {
   }
   static std::string priorities_json(const State& s) {
     std::string out = "[";
-    for (Port p : s.priorities.ports) out += (out.size() > 1 ? "," : "") + ("[" + std::to_string(p) + "," + std::to_string(s.priorities.get(p)) + "]");
+    for (Port p : s.priorities.ports)
+      out += (out.size() > 1 ? "," : "") + ("[" + std::to_string(p) + "," + std::to_string(s.priorities.get(p)) + "]");
     return out + "]";
   }
   void commit_line() {
@@ -1097,27 +1149,36 @@ class EngineImpl final : public Engine {
 
   // ---------------------------------------------------------------- summary
   [[nodiscard]] std::size_t memory_bytes() const {
-    return state_.capacity() * sizeof(State) + detector_.capacity() * sizeof(Word) + neighbours_.capacity() * sizeof(Word) +
-           peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() + channels_.capacity() * sizeof(Channel) +
-           id_.capacity() * 8 + app_.capacity() * sizeof(App) + persistent_.capacity() * sizeof(Word) +
-           held_by_.capacity() * sizeof(NodeId) + participating_.capacity() / 8 + positions_.capacity() * 16 +
-           waypoints_.capacity() * 16 + initial_edges_.capacity() * 8 + wakeups_.size() * 16;
+    return state_.capacity() * sizeof(State) + detector_.capacity() * sizeof(Word) +
+           neighbours_.capacity() * sizeof(Word) + peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() +
+           channels_.capacity() * sizeof(Channel) + id_.capacity() * 8 + app_.capacity() * sizeof(App) +
+           persistent_.capacity() * sizeof(Word) + held_by_.capacity() * sizeof(NodeId) +
+           participating_.capacity() / 8 + positions_.capacity() * 16 + waypoints_.capacity() * 16 +
+           initial_edges_.capacity() * 8 + wakeups_.size() * 16;
   }
 
   json summary() {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
     std::uint64_t events_hash = events_.hash();
     json props = json::object();
-    for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = violation_counts_.count(p) ? "fail" : "pass";
-    const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8), paper_bits = core::paper_state_bits(delta_, sc_.k);
+    for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"})
+      props[p] = violation_counts_.count(p) ? "fail" : "pass";
+    const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8),
+                   paper_bits = core::paper_state_bits(delta_, sc_.k);
     if (!p5_holds(layout_bits, paper_bits)) props["P5"] = "fail";
     json viol = json::array();
     for (const auto& v : violations_)
-      viol.push_back({{"property", v.property}, {"round", v.round}, {"nodes", v.nodes}, {"ports", v.ports}, {"detail", v.detail}, {"excerpt", v.excerpt}});
+      viol.push_back({{"property", v.property},
+                      {"round", v.round},
+                      {"nodes", v.nodes},
+                      {"ports", v.ports},
+                      {"detail", v.detail},
+                      {"excerpt", v.excerpt}});
     json by_kind = json::object();
     const double locks = double(locks_completed_);
     for (unsigned i = 0; i < core::message_kind_count; ++i)
-      by_kind[std::string(core::to_string(static_cast<MessageKind>(i)))] = locks ? json(double(sent_by_kind_[i]) / locks) : json(nullptr);
+      by_kind[std::string(core::to_string(static_cast<MessageKind>(i)))] =
+          locks ? json(double(sent_by_kind_[i]) / locks) : json(nullptr);
     std::vector<double> per_node;
     json per_node_j = json::array();
     double sx = 0, sxx = 0;
@@ -1155,7 +1216,9 @@ class EngineImpl final : public Engine {
         {"latency_rounds", latency_rounds_.summary()},
         {"latency_activations", latency_actions_.summary()},
         {"latency_messages", latency_messages_.summary()},
-        {"trials_per_lock", {{"mean", locks ? json(double(trials_sum_) / locks) : json(nullptr)}, {"max", locks ? json(trials_max_) : json(nullptr)}}},
+        {"trials_per_lock",
+         {{"mean", locks ? json(double(trials_sum_) / locks) : json(nullptr)},
+          {"max", locks ? json(trials_max_) : json(nullptr)}}},
         {"messages", sent_},
         {"messages_lost", lost_},
         {"messages_per_lock", locks ? json(double(sent_) / locks) : json(nullptr)},
@@ -1169,14 +1232,24 @@ class EngineImpl final : public Engine {
         {"actions_per_second", wall > 0 ? double(actions_) / wall : 0.0},
         {"wall_seconds", wall},
         {"trace_hash", hex64(events_hash)},
-        {"series", {{"round", series_round_}, {"locks_completed", series_locks_}, {"locked_nodes", series_locked_}, {"in_transit", series_transit_}}},
+        {"series",
+         {{"round", series_round_},
+          {"locks_completed", series_locks_},
+          {"locked_nodes", series_locked_},
+          {"in_transit", series_transit_}}},
         {"latency_histogram", latency_rounds_.histogram()},
         {"per_node_locks", per_node_j},
     };
     if (lines_.enabled()) {
       result["line_hash"] = hex64(lines_.hash());
-      json end = {{"ev", "end"}, {"t", lines_.t()}, {"round", rounds_done_}, {"rounds", rounds_done_}, {"events", lines_.t() - 1},
-                  {"hash", hex64(lines_.hash())}, {"event_hash", hex64(events_hash)}, {"stalled", stalled_}};
+      json end = {{"ev", "end"},
+                  {"t", lines_.t()},
+                  {"round", rounds_done_},
+                  {"rounds", rounds_done_},
+                  {"events", lines_.t() - 1},
+                  {"hash", hex64(lines_.hash())},
+                  {"event_hash", hex64(events_hash)},
+                  {"stalled", stalled_}};
       lines_.write_unhashed(end.dump());
     }
     return result;
@@ -1209,15 +1282,18 @@ class EngineImpl final : public Engine {
   std::vector<std::pair<NodeId, NodeId>> initial_edges_, swizzled_;
   std::multimap<std::uint64_t, std::pair<NodeId, NodeId>> restore_;
   std::vector<NodeId> entered_win_;
-  std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>> wakeups_;
+  std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>
+      wakeups_;
   std::deque<std::pair<std::uint32_t, NodeId>> pending_queue_;
 
   std::uint32_t now_ = 0;
   bool done_ = false, stalled_ = false;
   NodeId done_scan_ = 0;
-  std::uint64_t rounds_done_ = 0, actions_ = 0, sent_ = 0, received_ = 0, lost_ = 0, next_id_ = 1, in_transit_ = 0, edges_ = 0;
+  std::uint64_t rounds_done_ = 0, actions_ = 0, sent_ = 0, received_ = 0, lost_ = 0, next_id_ = 1, in_transit_ = 0,
+                edges_ = 0;
   std::uint64_t locks_requested_ = 0, locks_completed_ = 0, pending_ = 0, unlocking_count_ = 0, locks_in_interval_ = 0;
-  std::uint64_t locked_now_ = 0, mean_locked_sum_ = 0, trials_sum_ = 0, stale_lock_pointers_ = 0, priority_overwrites_ = 0;
+  std::uint64_t locked_now_ = 0, mean_locked_sum_ = 0, trials_sum_ = 0, stale_lock_pointers_ = 0,
+                priority_overwrites_ = 0;
   unsigned trials_max_ = 0, max_in_transit_ = 0;
   std::array<std::uint64_t, core::message_kind_count> sent_by_kind_{};
   Histogram latency_rounds_, latency_actions_, latency_messages_;

@@ -49,6 +49,12 @@ class Rng {
 };
 
 /// Stream numbers: one per component.
-enum Stream : std::uint64_t { activation_stream = 1, delivery_stream, topology_stream, workload_stream, priority_stream };
+enum Stream : std::uint64_t {
+  activation_stream = 1,
+  delivery_stream,
+  topology_stream,
+  workload_stream,
+  priority_stream
+};
 
 }  // namespace lmx::sim

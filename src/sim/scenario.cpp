@@ -2,11 +2,12 @@
 // keys, types and ranges and builds the Scenario.
 #include "lmx/sim/scenario.hpp"
 
+#include <toml++/toml.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace lmx::sim {
 
@@ -158,10 +159,13 @@ Scenario scenario_from_json(const json& j) {
   top.get("rounds", s.rounds);
   top.get("horizon", s.horizon);
   if (s.nodes < 1 || s.nodes > 100'000'000u) throw ScenarioError(top.where("nodes") + "must be in 1..100000000");
-  if (s.delta < 1 || s.delta > 63) throw ScenarioError(top.where("delta") + "Delta must be in 1..63, got " + std::to_string(s.delta));
-  if (s.k < core::k_min || s.k > core::k_max) throw ScenarioError(top.where("k") + "K must be in 2..32, got " + std::to_string(s.k));
+  if (s.delta < 1 || s.delta > 63)
+    throw ScenarioError(top.where("delta") + "Delta must be in 1..63, got " + std::to_string(s.delta));
+  if (s.k < core::k_min || s.k > core::k_max)
+    throw ScenarioError(top.where("k") + "K must be in 2..32, got " + std::to_string(s.k));
   if (s.rounds < 1 || s.rounds > 4'000'000u) throw ScenarioError(top.where("rounds") + "must be in 1..4000000");
-  if (s.engine == "async" && s.rounds > 2'000'000u) throw ScenarioError(top.where("rounds") + "must be in 1..2000000 for the async engine");
+  if (s.engine == "async" && s.rounds > 2'000'000u)
+    throw ScenarioError(top.where("rounds") + "must be in 1..2000000 for the async engine");
 
   auto act = section(top, "activation", empty);
   act.one_of("kind", s.activation.kind, {"random", "sequential", "synchronous"});
@@ -177,7 +181,8 @@ Scenario scenario_from_json(const json& j) {
   // Message ages are kept modulo 2^16 ticks (1024 ticks per round for the async engine).
   const unsigned max_patience = s.engine == "async" ? 60 : 60000;
   if (s.delivery.patience < 1 || s.delivery.patience > max_patience)
-    throw ScenarioError(del.where("patience") + "must be in 1.." + std::to_string(max_patience) + " for the " + s.engine + " engine");
+    throw ScenarioError(del.where("patience") + "must be in 1.." + std::to_string(max_patience) + " for the " +
+                        s.engine + " engine");
   del.finish();
 
   auto topo = section(top, "topology", empty);
@@ -186,10 +191,13 @@ Scenario scenario_from_json(const json& j) {
   if (const json* e = topo.find("edges")) {
     if (!e->is_array()) throw ScenarioError(topo.where("edges") + "expected an array of [u, v] pairs");
     for (const auto& pair : *e) {
-      auto node_number = [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= 0xFFFFFFFFll; };
+      auto node_number = [](const json& x) {
+        return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= 0xFFFFFFFFll;
+      };
       if (!pair.is_array() || pair.size() != 2 || !node_number(pair[0]) || !node_number(pair[1]))
         throw ScenarioError(topo.where("edges") + "expected [u, v] pairs of node numbers, got " + pair.dump());
-      s.topology.edges.emplace_back(static_cast<NodeId>(pair[0].get<std::int64_t>()), static_cast<NodeId>(pair[1].get<std::int64_t>()));
+      s.topology.edges.emplace_back(static_cast<NodeId>(pair[0].get<std::int64_t>()),
+                                    static_cast<NodeId>(pair[1].get<std::int64_t>()));
     }
   }
   topo.get("degree", s.topology.degree);
@@ -199,7 +207,8 @@ Scenario scenario_from_json(const json& j) {
   topo.range("radius", s.topology.radius, 0.0, 1.5);
   topo.range("speed", s.topology.speed, 0.0, 1.0);
   if (s.topology.degree > s.delta)
-    throw ScenarioError(topo.where("degree") + "degree " + std::to_string(s.topology.degree) + " breaks the Delta cap " + std::to_string(s.delta));
+    throw ScenarioError(topo.where("degree") + "degree " + std::to_string(s.topology.degree) +
+                        " breaks the Delta cap " + std::to_string(s.delta));
   if (s.topology.kind == "edges" && s.topology.file.empty() && s.topology.edges.empty() && s.nodes > 1)
     throw ScenarioError(topo.where("file") + "kind 'edges' needs 'file' or 'edges'");
   topo.finish();
@@ -214,7 +223,8 @@ Scenario scenario_from_json(const json& j) {
   dyn.range("birth", s.dynamics.birth, 0.0, 1.0);
   dyn.range("death", s.dynamics.death, 0.0, 1.0);
   if (s.dynamics.target >= s.nodes) throw ScenarioError(dyn.where("target") + "no such node");
-  if (s.dynamics.bound < 1 || s.dynamics.bound > 1'000'000u) throw ScenarioError(dyn.where("bound") + "must be in 1..1000000");
+  if (s.dynamics.bound < 1 || s.dynamics.bound > 1'000'000u)
+    throw ScenarioError(dyn.where("bound") + "must be in 1..1000000");
   dyn.finish();
 
   auto wl = section(top, "workload", empty);
@@ -241,7 +251,8 @@ json scenario_json_from_toml_file(const std::string& path) {
     const toml::table t = toml::parse(text.str(), path);
     json j = from_toml(t);
     // An edge-list file named relative to the scenario is found next to it.
-    if (j.contains("topology") && j["topology"].is_object() && j["topology"].contains("file") && j["topology"]["file"].is_string()) {
+    if (j.contains("topology") && j["topology"].is_object() && j["topology"].contains("file") &&
+        j["topology"]["file"].is_string()) {
       const std::filesystem::path file = j["topology"]["file"].get<std::string>();
       if (file.is_relative() && !file.empty())
         j["topology"]["file"] = (std::filesystem::path(path).parent_path() / file).lexically_normal().string();

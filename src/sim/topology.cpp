@@ -39,10 +39,13 @@ std::vector<std::pair<double, double>> random_positions(NodeId n, Rng& rng) {
 void check_simple(const std::vector<std::pair<NodeId, NodeId>>& edges, NodeId n) {
   std::unordered_set<std::uint64_t> seen;
   for (auto [u, v] : edges) {
-    if (u >= n || v >= n) throw ScenarioError("topology: edge {" + std::to_string(u) + "," + std::to_string(v) + "} names a node outside 0.." + std::to_string(n - 1));
+    if (u >= n || v >= n)
+      throw ScenarioError("topology: edge {" + std::to_string(u) + "," + std::to_string(v) +
+                          "} names a node outside 0.." + std::to_string(n - 1));
     if (u == v) throw ScenarioError("topology: self-loop at node " + std::to_string(u));
     const std::uint64_t key = (std::uint64_t{std::min(u, v)} << 32) | std::max(u, v);
-    if (!seen.insert(key).second) throw ScenarioError("topology: duplicate edge {" + std::to_string(u) + "," + std::to_string(v) + "}");
+    if (!seen.insert(key).second)
+      throw ScenarioError("topology: duplicate edge {" + std::to_string(u) + "," + std::to_string(v) + "}");
   }
 }
 
@@ -54,7 +57,8 @@ std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<
   const auto cells = static_cast<std::uint32_t>(std::max(1.0, std::floor(1.0 / r)));
   std::vector<std::vector<NodeId>> grid(std::size_t{cells} * cells);
   auto cell_of = [&](double c) { return std::min(cells - 1, static_cast<std::uint32_t>(c * cells)); };
-  for (NodeId u = 0; u < pos.size(); ++u) grid[std::size_t{cell_of(pos[u].second)} * cells + cell_of(pos[u].first)].push_back(u);
+  for (NodeId u = 0; u < pos.size(); ++u)
+    grid[std::size_t{cell_of(pos[u].second)} * cells + cell_of(pos[u].first)].push_back(u);
   const double r2 = r * r;
   for (NodeId u = 0; u < pos.size(); ++u) {
     const auto cx = cell_of(pos[u].first), cy = cell_of(pos[u].second);
@@ -97,12 +101,13 @@ InitialTopology build_topology(const Scenario& s, Rng& rng) {
     stubs.reserve(std::size_t{n} * d);
     for (NodeId u = 0; u < n; ++u)
       for (unsigned i = 0; i < d; ++i) stubs.push_back(u);
-    for (std::size_t i = stubs.size(); i > 1; --i) std::swap(stubs[i - 1], stubs[rng.below(static_cast<std::uint32_t>(i))]);
+    for (std::size_t i = stubs.size(); i > 1; --i)
+      std::swap(stubs[i - 1], stubs[rng.below(static_cast<std::uint32_t>(i))]);
     t.edges.reserve(stubs.size() / 2);
     for (std::size_t i = 0; i + 1 < stubs.size(); i += 2)
       if (stubs[i] != stubs[i + 1]) t.edges.emplace_back(stubs[i], stubs[i + 1]);
     t.cap_is_error = false;  // duplicates are dropped by the engine's connect
-  } else {  // unit-disk, mobility
+  } else {                   // unit-disk, mobility
     t.positions = random_positions(n, rng);
     t.edges = pairs_within(t.positions, s.topology.radius);
     t.cap_is_error = false;

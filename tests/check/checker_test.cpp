@@ -1,11 +1,12 @@
 // The exhaustive checker: it finds the paper's defects by itself, passes the repaired variant, and
 // writes counterexamples that replay on the real core.
+#include "lmx/check/checker.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <sstream>
 
-#include "lmx/check/checker.hpp"
 #include "lmx/check/replay.hpp"
 
 namespace {

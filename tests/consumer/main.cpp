@@ -1,7 +1,6 @@
 // A single node locks itself (no neighbours): InitLock, then its own messages in order.
-#include <lmx/core/protocol.hpp>
-
 #include <cstdio>
+#include <lmx/core/protocol.hpp>
 #include <string>
 
 int main() {

@@ -56,8 +56,8 @@ void expect_only_send(const Effects<Word>& fx, Message m, Ports to) {
 TEST_F(Actions, InitLockRunsCleanUpBeforeTakingTheNeighbourhood) {  // A1.3, A1.4
   s.lock_port = 2;  // locked by the neighbour on port 2, whose edge was cut
   const auto fx = paper.lock(s, Context<Word>{ports({2}), ports({1, 3})});
-  EXPECT_EQ(s.lock_port, no_port);           // A1.24 via A1.3
-  EXPECT_EQ(s.lock_set, ports({0, 1, 3}));   // A1.4: N[u], port 2 is no neighbour now
+  EXPECT_EQ(s.lock_port, no_port);                                           // A1.24 via A1.3
+  EXPECT_EQ(s.lock_set, ports({0, 1, 3}));                                   // A1.4: N[u], port 2 is no neighbour now
   expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0, 1, 3}));  // A1.5
 }
 
@@ -107,7 +107,7 @@ TEST_F(Actions, CheckStartDrawsAPriorityBelowKAndRequestsEveryPortOfL) {  // A1.
   expect_only_send(fx, Message{MessageKind::request_lock, 5}, ports({0, 1, 3}));  // A1.19
 }
 
-TEST_F(Actions, CleanUpActionGuardOnThePaper) {  // A1.20
+TEST_F(Actions, CleanUpActionGuardOnThePaper) {    // A1.20
   EXPECT_FALSE(paper.guard(s, Action::clean_up));  // all bottom
   s.state = InitiatorState::locked;
   EXPECT_FALSE(paper.guard(s, Action::clean_up));
@@ -122,7 +122,7 @@ TEST_F(Actions, CleanUpHelperResetsThePhaseWhenNoApplicantIsLeft) {  // A1.27, A
   s.phase = ParticipantPhase::prepare;
   s.applicants = ports({1, 2});
   run(Action::clean_up, ports({1}));
-  EXPECT_EQ(s.applicants, ports({2}));  // A1.26
+  EXPECT_EQ(s.applicants, ports({2}));            // A1.26
   EXPECT_EQ(s.phase, ParticipantPhase::prepare);  // A1.30
   run(Action::clean_up, ports({2}));
   EXPECT_TRUE(s.applicants.empty());

@@ -1,7 +1,8 @@
 // P6: every message is one byte; every one of the 256 byte values decodes to a message or an error.
+#include "lmx/core/message.hpp"
+
 #include <gtest/gtest.h>
 
-#include "lmx/core/message.hpp"
 #include "lmx/core/protocol.hpp"
 
 using namespace lmx::core;

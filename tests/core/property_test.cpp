@@ -44,7 +44,9 @@ enum Kind : unsigned { deliver, act, lock, unlock, connect, cut, priority };
 
 rc::Gen<Op> gen_op() {
   return rc::gen::apply(
-      [](unsigned kind, unsigned a, unsigned b, unsigned c, unsigned d) { return Op{kind, a, b, c, d}; },
+      [](unsigned kind, unsigned a, unsigned b, unsigned c, unsigned d) {
+        return Op{kind, a, b, c, d};
+      },
       rc::gen::weightedElement<unsigned>({{kind_weights[deliver], deliver},
                                           {kind_weights[act], act},
                                           {kind_weights[lock], lock},
@@ -72,7 +74,8 @@ std::string command_for(const Op& op, const Network& net) {
       const auto [v, p] = boxes[op.b % boxes.size()];
       // Any waiting message, not only the oldest: channels are not FIFO (Section 3.1).
       const auto& box = net.waiting(v, static_cast<Port>(p));
-      return "deliver " + node_port(v, p) + " " + std::string(lmx::core::to_string(box[op.c % box.size()].message.kind));
+      return "deliver " + node_port(v, p) + " " +
+             std::string(lmx::core::to_string(box[op.c % box.size()].message.kind));
     }
     case act: {
       std::vector<Action> enabled;
@@ -142,14 +145,18 @@ Outcome play(Variant variant, const Shape& shape, const std::vector<Op>& ops, In
 }
 
 rc::Gen<Shape> gen_shape() {
-  return rc::gen::apply([](unsigned nodes, unsigned delta, unsigned k) { return Shape{nodes, delta, k}; },
-                        rc::gen::inRange(2u, 5u), rc::gen::inRange(1u, 4u), rc::gen::inRange(2u, 5u));
+  return rc::gen::apply(
+      [](unsigned nodes, unsigned delta, unsigned k) {
+        return Shape{nodes, delta, k};
+      },
+      rc::gen::inRange(2u, 5u), rc::gen::inRange(1u, 4u), rc::gen::inRange(2u, 5u));
 }
 
 void check_invariants(Variant variant) {
   const auto shape = *gen_shape();
   // A few edges first, so that most runs start on a connected network; then the random run.
-  auto ops = *rc::gen::container<std::vector<Op>>(6, rc::gen::map(gen_op(), [](Op op) { return op.kind = connect, op; }));
+  auto ops =
+      *rc::gen::container<std::vector<Op>>(6, rc::gen::map(gen_op(), [](Op op) { return op.kind = connect, op; }));
   const auto run = *rc::gen::container<std::vector<Op>>(*rc::gen::inRange(0, 400), gen_op());
   ops.insert(ops.end(), run.begin(), run.end());
   Interpreter in;
@@ -167,9 +174,9 @@ void check_invariants(Variant variant) {
 }
 
 /// After the random run the topology stays still: synchronous rounds (Network::round, weakly fair:
-/// every node acts in every round; step_any is not, it prefers messages) run until nothing changes, every LOCKED node calls Unlock, and so on. Lockout
-/// freedom (P7) demands that every pending Lock and Unlock completes; returns a description of the
-/// stalled nodes otherwise.
+/// every node acts in every round; step_any is not, it prefers messages) run until nothing changes, every LOCKED node
+/// calls Unlock, and so on. Lockout freedom (P7) demands that every pending Lock and Unlock completes; returns a
+/// description of the stalled nodes otherwise.
 std::string settle(Network& net) {
   constexpr unsigned max_phases = 50, max_rounds = 2000;
   for (unsigned phase = 0; phase < max_phases; ++phase) {
@@ -178,19 +185,23 @@ std::string settle(Network& net) {
     bool pending = false;
     for (unsigned u = 0; u < net.size(); ++u) {
       const auto st = net.state(u).state;
-      if (st == lmx::core::InitiatorState::locked) (void)net.unlock(u), pending = true;
-      else if (st != lmx::core::InitiatorState::idle) pending = true;
+      if (st == lmx::core::InitiatorState::locked)
+        (void)net.unlock(u), pending = true;
+      else if (st != lmx::core::InitiatorState::idle)
+        pending = true;
     }
     if (!pending) return {};
     if (!net.can_step()) {
       std::string stalled;
       for (unsigned u = 0; u < net.size(); ++u)
-        if (net.state(u).state != lmx::core::InitiatorState::idle && net.state(u).state != lmx::core::InitiatorState::locked)
+        if (net.state(u).state != lmx::core::InitiatorState::idle &&
+            net.state(u).state != lmx::core::InitiatorState::locked)
           stalled += "  stalled: " + net.describe(u) + " D=" + lmx::script::format_ports(net.disconnected(u)) + "\n";
       if (!stalled.empty()) return stalled;
     }
   }
-  return "  no quiescence after " + std::to_string(max_phases) + " phases of " + std::to_string(max_rounds) + " rounds\n";
+  return "  no quiescence after " + std::to_string(max_phases) + " phases of " + std::to_string(max_rounds) +
+         " rounds\n";
 }
 
 }  // namespace
@@ -204,7 +215,8 @@ RC_GTEST_PROP(Invariants, HoldAfterEveryStepOnRepaired, ()) { check_invariants(V
 // replays the counterexamples on the paper variant and shows R2 resolving them.
 RC_GTEST_PROP(LockoutFreedom, EveryRequestCompletesOnceTheTopologySettlesOnRepaired, ()) {
   const auto shape = *gen_shape();
-  auto ops = *rc::gen::container<std::vector<Op>>(6, rc::gen::map(gen_op(), [](Op op) { return op.kind = connect, op; }));
+  auto ops =
+      *rc::gen::container<std::vector<Op>>(6, rc::gen::map(gen_op(), [](Op op) { return op.kind = connect, op; }));
   const auto run = *rc::gen::container<std::vector<Op>>(*rc::gen::inRange(0, 200), gen_op());
   ops.insert(ops.end(), run.begin(), run.end());
   Interpreter in;

@@ -1,7 +1,7 @@
 // Unit tests of single actions against the paper's text. Lines cited as in src/core/protocol.cpp.
-#include <gtest/gtest.h>
-
 #include "lmx/core/protocol.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace lmx::core;
 using Word = std::uint16_t;
@@ -50,7 +50,7 @@ TEST_F(Fixture, LockWhileBusyIsRejectedAndKeepsTheSnapshot) {  // A1.2 and the A
   const auto before = s;
   auto fx = paper.lock(s, Context<Word>{ports({1}), ports({2})});
   EXPECT_EQ(fx.status, Status::rejected);
-  EXPECT_EQ(s, before);  // CleanUp did not run: D was not consumed
+  EXPECT_EQ(s, before);                                      // CleanUp did not run: D was not consumed
   EXPECT_EQ(paper.unlock(s, ctx).status, Status::rejected);  // A3.2
 }
 

@@ -119,7 +119,8 @@ TEST_P(Golden, Script) {
 
 std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
   std::string name = info.param.stem().string();
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return name;
 }
 

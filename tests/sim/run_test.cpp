@@ -47,8 +47,9 @@ TEST(Run, TracingDoesNotChangeTheRun) {
 
 TEST(Run, SummaryHasTheContractKeys) {
   const json r = run(small());
-  for (const char* key : {"scenario", "seed", "variant", "rounds", "locks_requested", "locks_completed", "violations", "stalled",
-                          "latency_rounds", "messages_per_lock", "actions_per_second", "trace_hash", "properties", "series"})
+  for (const char* key :
+       {"scenario", "seed", "variant", "rounds", "locks_requested", "locks_completed", "violations", "stalled",
+        "latency_rounds", "messages_per_lock", "actions_per_second", "trace_hash", "properties", "series"})
     EXPECT_TRUE(r.contains(key)) << key;
   EXPECT_GT(r["locks_completed"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(r["trace_hash"].get<std::string>().size(), 16u);
@@ -80,19 +81,22 @@ TEST_P(Adversaries, SafetyHoldsAndTheRunProgressesOrReportsAStall) {
   s.workload.locks = 3;
   if (std::string(c.activation) == "sequential") s.nodes = 10, s.rounds = 3000;
   const json r = run(s);
-  for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6"}) EXPECT_EQ(r["properties"][p], "pass") << p << ": " << r["violations"].dump(1);
+  for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6"})
+    EXPECT_EQ(r["properties"][p], "pass") << p << ": " << r["violations"].dump(1);
   for (const auto& v : r["violations"]) EXPECT_EQ(v["property"], "P7");
   EXPECT_TRUE(r["locks_completed"].get<std::uint64_t>() > 0 || r["stalled"].get<bool>());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sim, Adversaries,
-    ::testing::Values(Combo{"semi-sync", "random", "random", "regular", "static"}, Combo{"semi-sync", "synchronous", "oldest", "ring", "churn"},
-                      Combo{"semi-sync", "sequential", "random", "grid", "static"},
-                      Combo{"semi-sync", "random", "delay-target", "unit-disk", "starve"},
-                      Combo{"semi-sync", "random", "random", "regular", "flap"}, Combo{"semi-sync", "random", "random", "grid", "swizzle"},
-                      Combo{"async", "random", "random", "mobility", "static"}, Combo{"async", "random", "oldest", "regular", "churn"},
-                      Combo{"async", "random", "delay-target", "unit-disk", "flap"}));
+INSTANTIATE_TEST_SUITE_P(Sim, Adversaries,
+                         ::testing::Values(Combo{"semi-sync", "random", "random", "regular", "static"},
+                                           Combo{"semi-sync", "synchronous", "oldest", "ring", "churn"},
+                                           Combo{"semi-sync", "sequential", "random", "grid", "static"},
+                                           Combo{"semi-sync", "random", "delay-target", "unit-disk", "starve"},
+                                           Combo{"semi-sync", "random", "random", "regular", "flap"},
+                                           Combo{"semi-sync", "random", "random", "grid", "swizzle"},
+                                           Combo{"async", "random", "random", "mobility", "static"},
+                                           Combo{"async", "random", "oldest", "regular", "churn"},
+                                           Combo{"async", "random", "delay-target", "unit-disk", "flap"}));
 
 // Scenario validation: one clear error per kind of bad input.
 std::string error_of(const std::string& assignment) {

@@ -33,7 +33,9 @@ double core_actions_per_second() {
   using namespace lmx::core;
   const Protocol<std::uint16_t> protocol(Config{8, 4, default_variant});
   std::uint32_t rng = 1;
-  auto draw = [&rng](unsigned bound) { return (rng = rng * 1664525u + 1013904223u) >> 16 & 0xFFFF ? (rng >> 16) % bound : 0u; };
+  auto draw = [&rng](unsigned bound) {
+    return (rng = rng * 1664525u + 1013904223u) >> 16 & 0xFFFF ? (rng >> 16) % bound : 0u;
+  };
   const Context<std::uint16_t> ctx{PortSet<std::uint16_t>{}, PortSet<std::uint16_t>{}};
   std::uint64_t actions = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -68,51 +70,54 @@ double core_actions_per_second() {
   return double(actions) / secs;
 }
 
-const lmx::cli::Register reg{{"bench", 14, [](CLI::App& app, int&) {
-  static std::uint32_t nodes = 1'000'000;
-  static std::uint64_t rounds = 20;
-  static double p = 0.5;
-  static bool as_json = false;
-  auto* cmd = app.add_subcommand("bench", "Whole-run benchmark: random graph, Delta = 8, every node locking continuously");
-  cmd->add_option("--nodes", nodes, "Nodes (default 1000000)");
-  cmd->add_option("--rounds", rounds, "Semi-synchronous rounds (default 20)");
-  cmd->add_option("--p", p, "Activation probability per round (default 0.5)");
-  cmd->add_flag("--json", as_json, "Print one JSON object");
-  cmd->callback([] {
-    lmx::sim::Scenario s;
-    s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync", s.rounds = rounds;
-    s.activation.p = p, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
-    const double baseline = core_actions_per_second();
-    const auto t0 = std::chrono::steady_clock::now();
-    auto engine = lmx::sim::make_engine(s);
-    const auto t1 = std::chrono::steady_clock::now();
-    const json r = engine->finish();
-    const auto t2 = std::chrono::steady_clock::now();
-    const double setup = std::chrono::duration<double>(t1 - t0).count(), wall = std::chrono::duration<double>(t2 - t1).count();
-    const auto actions = r["actions"].get<std::uint64_t>();
-    const json out = {{"nodes", nodes},
-                      {"rounds", r["rounds"]},
-                      {"actions", actions},
-                      {"actions_per_second", double(actions) / wall},
-                      {"core_only_actions_per_second", baseline},
-                      {"ratio_to_core_only", double(actions) / wall / baseline},
-                      {"locks_completed", r["locks_completed"]},
-                      {"stalled", r["stalled"]},
-                      {"violation_counts", r["violation_counts"]},
-                      {"bytes_per_node", r["bytes_per_node"]},
-                      {"peak_rss_bytes", peak_rss_bytes()},
-                      {"setup_seconds", setup},
-                      {"run_seconds", wall},
-                      {"trace_hash", r["trace_hash"]}};
-    if (as_json) {
-      std::cout << out.dump() << "\n";
-      return;
-    }
-    fmt::print("lmx bench: {} nodes, random graph Delta=8, semi-sync random p={}, {} rounds\n", nodes, p, rounds);
-    fmt::print("  {} actions in {:.2f} s: {:.3g} actions/s (core alone: {:.3g}/s, ratio {:.2f})\n", actions, wall,
-               double(actions) / wall, baseline, double(actions) / wall / baseline);
-    fmt::print("  {:.0f} bytes per node (simulator state), peak RSS {:.1f} MiB, setup {:.2f} s\n", r["bytes_per_node"].get<double>(),
-               double(peak_rss_bytes()) / (1 << 20), setup);
-  });
-}}};
+const lmx::cli::Register reg{
+    {"bench", 14, [](CLI::App& app, int&) {
+       static std::uint32_t nodes = 1'000'000;
+       static std::uint64_t rounds = 20;
+       static double p = 0.5;
+       static bool as_json = false;
+       auto* cmd =
+           app.add_subcommand("bench", "Whole-run benchmark: random graph, Delta = 8, every node locking continuously");
+       cmd->add_option("--nodes", nodes, "Nodes (default 1000000)");
+       cmd->add_option("--rounds", rounds, "Semi-synchronous rounds (default 20)");
+       cmd->add_option("--p", p, "Activation probability per round (default 0.5)");
+       cmd->add_flag("--json", as_json, "Print one JSON object");
+       cmd->callback([] {
+         lmx::sim::Scenario s;
+         s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync", s.rounds = rounds;
+         s.activation.p = p, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+         const double baseline = core_actions_per_second();
+         const auto t0 = std::chrono::steady_clock::now();
+         auto engine = lmx::sim::make_engine(s);
+         const auto t1 = std::chrono::steady_clock::now();
+         const json r = engine->finish();
+         const auto t2 = std::chrono::steady_clock::now();
+         const double setup = std::chrono::duration<double>(t1 - t0).count(),
+                      wall = std::chrono::duration<double>(t2 - t1).count();
+         const auto actions = r["actions"].get<std::uint64_t>();
+         const json out = {{"nodes", nodes},
+                           {"rounds", r["rounds"]},
+                           {"actions", actions},
+                           {"actions_per_second", double(actions) / wall},
+                           {"core_only_actions_per_second", baseline},
+                           {"ratio_to_core_only", double(actions) / wall / baseline},
+                           {"locks_completed", r["locks_completed"]},
+                           {"stalled", r["stalled"]},
+                           {"violation_counts", r["violation_counts"]},
+                           {"bytes_per_node", r["bytes_per_node"]},
+                           {"peak_rss_bytes", peak_rss_bytes()},
+                           {"setup_seconds", setup},
+                           {"run_seconds", wall},
+                           {"trace_hash", r["trace_hash"]}};
+         if (as_json) {
+           std::cout << out.dump() << "\n";
+           return;
+         }
+         fmt::print("lmx bench: {} nodes, random graph Delta=8, semi-sync random p={}, {} rounds\n", nodes, p, rounds);
+         fmt::print("  {} actions in {:.2f} s: {:.3g} actions/s (core alone: {:.3g}/s, ratio {:.2f})\n", actions, wall,
+                    double(actions) / wall, baseline, double(actions) / wall / baseline);
+         fmt::print("  {:.0f} bytes per node (simulator state), peak RSS {:.1f} MiB, setup {:.2f} s\n",
+                    r["bytes_per_node"].get<double>(), double(peak_rss_bytes()) / (1 << 20), setup);
+       });
+     }}};
 }  // namespace

@@ -20,68 +20,80 @@ struct Args {
   std::uint64_t max_states = 60'000'000;
 };
 
-const lmx::cli::Register reg{{"check", 20, [](CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("check", "Explore every reachable state of a small instance and decide P1-P4, deadlock and P7");
-  static Args a;
-  cmd->add_option("--variant", a.variant, "paper or repaired")->capture_default_str();
-  cmd->add_option("--nodes", a.nodes, "number of nodes (1..4)")->capture_default_str();
-  cmd->add_option("--edges", a.edges, "initial graph, e.g. 0-1,1-2 (empty: no edges)")->capture_default_str();
-  cmd->add_option("--delta", a.delta, "ports per node (1..3)")->capture_default_str();
-  cmd->add_option("--k", a.k, "number of priority values")->capture_default_str();
-  cmd->add_option("--locks", a.locks, "Lock calls per node")->capture_default_str();
-  cmd->add_option("--max-changes", a.max_changes, "topology moves in total")->capture_default_str();
-  cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")->capture_default_str();
-  cmd->add_flag("--json", a.json, "print one JSON object");
-  cmd->add_flag("--safety-only", a.safety_only, "invariants only (enables node-symmetry reduction)");
-  cmd->add_flag("--no-symmetry", a.no_symmetry, "no node-symmetry reduction in --safety-only runs");
-  cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
-  cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
-  cmd->callback([&exit_code] {
-    if (!a.replay.empty()) {
-      std::ifstream in(a.replay);
-      if (!in) throw lmx::cli::Failure("cannot open " + a.replay);
-      exit_code = lmx::check::replay_counterexample(in, std::cout) ? 0 : 1;
-      return;
-    }
-    lmx::check::Instance inst;
-    if (!lmx::core::parse_variant(a.variant, inst.variant)) throw lmx::cli::Failure("unknown variant " + a.variant);
-    inst.nodes = a.nodes, inst.delta = a.delta, inst.k = a.k, inst.locks = a.locks, inst.max_changes = a.max_changes;
-    if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
-    if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
-    lmx::check::Options opt;
-    opt.liveness = !a.safety_only;
-    opt.symmetry = !a.no_symmetry;
-    opt.max_states = a.max_states;
-    const auto r = lmx::check::check(inst, opt);
-    std::vector<std::string> files;
-    if (!a.write_dir.empty())
-      for (std::size_t i = 0; i < r.violations.size(); ++i) {
-        const auto& v = r.violations[i];
-        const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, v.kind);
-        std::ofstream(f) << v.trace;
-        files.push_back(f);
-      }
-    if (a.json) {
-      nlohmann::json j = {{"instance", lmx::check::describe(inst)}, {"verdict", r.verdict}, {"states", r.states},
-                          {"transitions", r.transitions}, {"seconds", r.seconds},
-                          {"states_per_second", r.seconds > 0 ? r.states / r.seconds : 0.0},
-                          {"bytes_per_state", r.bytes_per_state}, {"max_depth", r.max_depth}};
-      j["violations"] = nlohmann::json::array();
-      for (const auto& v : r.violations)
-        j["violations"].push_back({{"kind", v.kind}, {"nodes", v.nodes}, {"detail", v.detail}, {"depth", v.depth}, {"trace", v.trace}});
-      std::cout << j.dump() << "\n";
-    } else {
-      fmt::print("instance: {}\n", lmx::check::describe(inst));
-      fmt::print("verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f}\nstates/s: {:.0f}\nbytes/state: {}\nmax depth: {}\n",
-                 r.verdict, r.states, r.transitions, r.seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
-                 r.bytes_per_state, r.max_depth);
-      for (std::size_t i = 0; i < r.violations.size(); ++i) {
-        const auto& v = r.violations[i];
-        fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,
-                   i < files.size() ? " -> " + files[i] : "");
-      }
-    }
-    exit_code = r.verdict == "pass" ? 0 : r.verdict == "fail" ? 1 : 3;
-  });
-}}};
+const lmx::cli::Register reg{
+    {"check", 20, [](CLI::App& app, int& exit_code) {
+       auto* cmd = app.add_subcommand(
+           "check", "Explore every reachable state of a small instance and decide P1-P4, deadlock and P7");
+       static Args a;
+       cmd->add_option("--variant", a.variant, "paper or repaired")->capture_default_str();
+       cmd->add_option("--nodes", a.nodes, "number of nodes (1..4)")->capture_default_str();
+       cmd->add_option("--edges", a.edges, "initial graph, e.g. 0-1,1-2 (empty: no edges)")->capture_default_str();
+       cmd->add_option("--delta", a.delta, "ports per node (1..3)")->capture_default_str();
+       cmd->add_option("--k", a.k, "number of priority values")->capture_default_str();
+       cmd->add_option("--locks", a.locks, "Lock calls per node")->capture_default_str();
+       cmd->add_option("--max-changes", a.max_changes, "topology moves in total")->capture_default_str();
+       cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")
+           ->capture_default_str();
+       cmd->add_flag("--json", a.json, "print one JSON object");
+       cmd->add_flag("--safety-only", a.safety_only, "invariants only (enables node-symmetry reduction)");
+       cmd->add_flag("--no-symmetry", a.no_symmetry, "no node-symmetry reduction in --safety-only runs");
+       cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
+       cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
+       cmd->callback([&exit_code] {
+         if (!a.replay.empty()) {
+           std::ifstream in(a.replay);
+           if (!in) throw lmx::cli::Failure("cannot open " + a.replay);
+           exit_code = lmx::check::replay_counterexample(in, std::cout) ? 0 : 1;
+           return;
+         }
+         lmx::check::Instance inst;
+         if (!lmx::core::parse_variant(a.variant, inst.variant))
+           throw lmx::cli::Failure("unknown variant " + a.variant);
+         inst.nodes = a.nodes, inst.delta = a.delta, inst.k = a.k, inst.locks = a.locks,
+         inst.max_changes = a.max_changes;
+         if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
+         if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
+         lmx::check::Options opt;
+         opt.liveness = !a.safety_only;
+         opt.symmetry = !a.no_symmetry;
+         opt.max_states = a.max_states;
+         const auto r = lmx::check::check(inst, opt);
+         std::vector<std::string> files;
+         if (!a.write_dir.empty())
+           for (std::size_t i = 0; i < r.violations.size(); ++i) {
+             const auto& v = r.violations[i];
+             const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, v.kind);
+             std::ofstream(f) << v.trace;
+             files.push_back(f);
+           }
+         if (a.json) {
+           nlohmann::json j = {{"instance", lmx::check::describe(inst)},
+                               {"verdict", r.verdict},
+                               {"states", r.states},
+                               {"transitions", r.transitions},
+                               {"seconds", r.seconds},
+                               {"states_per_second", r.seconds > 0 ? r.states / r.seconds : 0.0},
+                               {"bytes_per_state", r.bytes_per_state},
+                               {"max_depth", r.max_depth}};
+           j["violations"] = nlohmann::json::array();
+           for (const auto& v : r.violations)
+             j["violations"].push_back(
+                 {{"kind", v.kind}, {"nodes", v.nodes}, {"detail", v.detail}, {"depth", v.depth}, {"trace", v.trace}});
+           std::cout << j.dump() << "\n";
+         } else {
+           fmt::print("instance: {}\n", lmx::check::describe(inst));
+           fmt::print(
+               "verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f}\nstates/s: {:.0f}\nbytes/state: {}\nmax "
+               "depth: {}\n",
+               r.verdict, r.states, r.transitions, r.seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
+               r.bytes_per_state, r.max_depth);
+           for (std::size_t i = 0; i < r.violations.size(); ++i) {
+             const auto& v = r.violations[i];
+             fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,
+                        i < files.size() ? " -> " + files[i] : "");
+           }
+         }
+         exit_code = r.verdict == "pass" ? 0 : r.verdict == "fail" ? 1 : 3;
+       });
+     }}};
 }  // namespace

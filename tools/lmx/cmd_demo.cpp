@@ -48,16 +48,19 @@ int run_demo(lmx::core::Variant variant, unsigned shift) {
   return ok ? 0 : 1;
 }
 
-const lmx::cli::Register reg{{"demo", 90, [](CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("demo", "Play two overlapping Lock requests round by round");
-  static std::string variant = "repaired";
-  static unsigned shift = 0;
-  cmd->add_option("--variant", variant, "Algorithm variant: paper or repaired")->capture_default_str();
-  cmd->add_option("--shift", shift, "Rotate the scripted priorities (changes who wins first)")->capture_default_str();
-  cmd->callback([&exit_code] {
-    lmx::core::Variant v;
-    if (!lmx::core::parse_variant(variant, v)) throw lmx::cli::Failure("unknown variant '" + variant + "' (paper, repaired)");
-    exit_code = run_demo(v, shift);
-  });
-}}};
+const lmx::cli::Register reg{
+    {"demo", 90, [](CLI::App& app, int& exit_code) {
+       auto* cmd = app.add_subcommand("demo", "Play two overlapping Lock requests round by round");
+       static std::string variant = "repaired";
+       static unsigned shift = 0;
+       cmd->add_option("--variant", variant, "Algorithm variant: paper or repaired")->capture_default_str();
+       cmd->add_option("--shift", shift, "Rotate the scripted priorities (changes who wins first)")
+           ->capture_default_str();
+       cmd->callback([&exit_code] {
+         lmx::core::Variant v;
+         if (!lmx::core::parse_variant(variant, v))
+           throw lmx::cli::Failure("unknown variant '" + variant + "' (paper, repaired)");
+         exit_code = run_demo(v, shift);
+       });
+     }}};
 }  // namespace

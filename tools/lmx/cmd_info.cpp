@@ -35,25 +35,27 @@ nlohmann::json info() {
             width_entry<std::uint64_t>()}}};
 }
 
-const lmx::cli::Register reg{{"info", 0, [](CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("info", "Version, algorithm variants and the sizes of node state and messages");
-  static bool json = false;
-  cmd->add_flag("--json", json, "Print one JSON object");
-  cmd->callback([] {
-    const auto j = info();
-    if (json) {
-      std::cout << j.dump(2) << "\n";
-      return;
-    }
-    fmt::print("lmx {} - local mutual exclusion (Daymude, Richa, Scheideler, SAND 2022)\n", version);
-    fmt::print("variants: paper (Algorithms 1-3 as printed), repaired (default)\n");
-    fmt::print("K (priority values): {}..{}; messages: {} kinds, {} bits each\n", k_min, k_max, message_kind_count,
-               message_bits);
-    fmt::print("{:>14} {:>9} {:>17} {:>22}\n", "register bits", "Delta max", "node state bytes",
-               "paper O(Delta) bits K=16");
-    for (const auto& w : j["register_widths"])
-      fmt::print("{:>14} {:>9} {:>17} {:>22}\n", w["register_bits"].get<unsigned>(), w["delta_max"].get<unsigned>(),
-                 w["node_state_bytes"].get<unsigned>(), w["paper_bits_at_delta_max_k16"].get<unsigned>());
-  });
-}}};
+const lmx::cli::Register reg{
+    {"info", 0, [](CLI::App& app, int&) {
+       auto* cmd = app.add_subcommand("info", "Version, algorithm variants and the sizes of node state and messages");
+       static bool json = false;
+       cmd->add_flag("--json", json, "Print one JSON object");
+       cmd->callback([] {
+         const auto j = info();
+         if (json) {
+           std::cout << j.dump(2) << "\n";
+           return;
+         }
+         fmt::print("lmx {} - local mutual exclusion (Daymude, Richa, Scheideler, SAND 2022)\n", version);
+         fmt::print("variants: paper (Algorithms 1-3 as printed), repaired (default)\n");
+         fmt::print("K (priority values): {}..{}; messages: {} kinds, {} bits each\n", k_min, k_max, message_kind_count,
+                    message_bits);
+         fmt::print("{:>14} {:>9} {:>17} {:>22}\n", "register bits", "Delta max", "node state bytes",
+                    "paper O(Delta) bits K=16");
+         for (const auto& w : j["register_widths"])
+           fmt::print("{:>14} {:>9} {:>17} {:>22}\n", w["register_bits"].get<unsigned>(),
+                      w["delta_max"].get<unsigned>(), w["node_state_bytes"].get<unsigned>(),
+                      w["paper_bits_at_delta_max_k16"].get<unsigned>());
+       });
+     }}};
 }  // namespace

@@ -6,23 +6,25 @@
 
 namespace {
 
-const lmx::cli::Register reg{{"report", 60, [](CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report of an `lmx run --json` summary");
-  static std::string run_path, trace_path, out_path = "report.html";
-  cmd->add_option("RUN", run_path, "Run summary written by `lmx run --json`")->required();
-  cmd->add_option("--trace", trace_path, "Trace of the same run (`lmx run --trace`): exact latencies and violations");
-  cmd->add_option("-o,--output", out_path, "HTML file to write")->capture_default_str();
-  cmd->callback([] {
-    try {
-      const auto run = lmx::report::read_run(run_path);
-      std::optional<std::filesystem::path> trace;
-      if (!trace_path.empty()) trace = trace_path;
-      lmx::report::write_report(run, trace, out_path);
-    } catch (const lmx::report::Error& e) {
-      throw lmx::cli::Failure(e.what());
-    }
-    fmt::print("lmx report: wrote {}\n", out_path);
-  });
-}}};
+const lmx::cli::Register reg{
+    {"report", 60, [](CLI::App& app, int&) {
+       auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report of an `lmx run --json` summary");
+       static std::string run_path, trace_path, out_path = "report.html";
+       cmd->add_option("RUN", run_path, "Run summary written by `lmx run --json`")->required();
+       cmd->add_option("--trace", trace_path,
+                       "Trace of the same run (`lmx run --trace`): exact latencies and violations");
+       cmd->add_option("-o,--output", out_path, "HTML file to write")->capture_default_str();
+       cmd->callback([] {
+         try {
+           const auto run = lmx::report::read_run(run_path);
+           std::optional<std::filesystem::path> trace;
+           if (!trace_path.empty()) trace = trace_path;
+           lmx::report::write_report(run, trace, out_path);
+         } catch (const lmx::report::Error& e) {
+           throw lmx::cli::Failure(e.what());
+         }
+         fmt::print("lmx report: wrote {}\n", out_path);
+       });
+     }}};
 
 }  // namespace

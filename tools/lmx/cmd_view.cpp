@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include <condition_variable>
 #include <cctype>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -43,11 +43,12 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   std::condition_variable wake;
   bool served = false, finished = false;
   std::thread stopper;
-  if (once) stopper = std::thread([&] {
-    std::unique_lock lock(mutex);
-    wake.wait(lock, [&] { return served || finished; });
-    if (served) server.stop();
-  });
+  if (once)
+    stopper = std::thread([&] {
+      std::unique_lock lock(mutex);
+      wake.wait(lock, [&] { return served || finished; });
+      if (served) server.stop();
+    });
   auto finish = [&] {
     {
       std::lock_guard lock(mutex);
@@ -110,15 +111,19 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   return 0;
 }
 
-const lmx::cli::Register reg{{"view", 65, [](CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("view", "Serve the trace viewer for a trace on 127.0.0.1 and print its URL");
-  static std::string trace;
-  static int port = 8765;
-  static bool once = false;
-  cmd->add_option("TRACE", trace, "Trace (JSON Lines) from `lmx run --trace` or a checker counterexample")->required();
-  cmd->add_option("--port", port, "Port on 127.0.0.1 (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
-  cmd->add_flag("--once", once, "Stop after the viewer has loaded the trace once");
-  cmd->callback([&exit_code] { exit_code = serve(trace, port, once); });
-}}};
+const lmx::cli::Register reg{
+    {"view", 65, [](CLI::App& app, int& exit_code) {
+       auto* cmd = app.add_subcommand("view", "Serve the trace viewer for a trace on 127.0.0.1 and print its URL");
+       static std::string trace;
+       static int port = 8765;
+       static bool once = false;
+       cmd->add_option("TRACE", trace, "Trace (JSON Lines) from `lmx run --trace` or a checker counterexample")
+           ->required();
+       cmd->add_option("--port", port, "Port on 127.0.0.1 (0: any free port)")
+           ->capture_default_str()
+           ->check(CLI::Range(0, 65535));
+       cmd->add_flag("--once", once, "Stop after the viewer has loaded the trace once");
+       cmd->callback([&exit_code] { exit_code = serve(trace, port, once); });
+     }}};
 
 }  // namespace

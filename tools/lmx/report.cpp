@@ -29,8 +29,8 @@ nlohmann::json read_run(const std::filesystem::path& run_json) {
   if (!in) throw Error(fmt::format("cannot read {}", run_json.string()));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  if (buffer.str().empty()) throw Error(fmt::format("{} is empty: expected the JSON object printed by `lmx run --json`",
-                                                    run_json.string()));
+  if (buffer.str().empty())
+    throw Error(fmt::format("{} is empty: expected the JSON object printed by `lmx run --json`", run_json.string()));
   nlohmann::json run;
   try {
     run = nlohmann::json::parse(buffer.str());
@@ -101,10 +101,10 @@ nlohmann::json summarize_trace(const std::filesystem::path& trace) {
       throw Error(fmt::format("{} line {}: \"{}\" event: {}", trace.string(), number, ev, describe(ex)));
     }
   }
-  if (number == 0) throw Error(fmt::format("{} is empty: a trace starts with an lmx-trace header line", trace.string()));
-  return {{"name", trace.filename().string()}, {"events", events},   {"header", header},
-          {"latencies", latencies},             {"violations", violations}, {"stalled", stalled},
-          {"complete", ended}};
+  if (number == 0)
+    throw Error(fmt::format("{} is empty: a trace starts with an lmx-trace header line", trace.string()));
+  return {{"name", trace.filename().string()}, {"events", events},   {"header", header}, {"latencies", latencies},
+          {"violations", violations},          {"stalled", stalled}, {"complete", ended}};
 }
 
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary) {

@@ -24,25 +24,25 @@ struct Instance {
   unsigned nodes = 2;
   unsigned delta = 1;
   unsigned k = 2;
-  unsigned locks = 1;        ///< Lock calls per node
-  unsigned max_changes = 0;  ///< topology moves (cut or connect) in total
+  unsigned locks = 1;                                ///< Lock calls per node
+  unsigned max_changes = 0;                          ///< topology moves (cut or connect) in total
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
 };
 
 struct Options {
-  bool symmetry = true;               ///< reduce by node permutations (nodes are anonymous)
-  bool liveness = true;               ///< deadlock and P7 (needs the transition graph in memory)
+  bool symmetry = true;  ///< reduce by node permutations (nodes are anonymous)
+  bool liveness = true;  ///< deadlock and P7 (needs the transition graph in memory)
   std::uint64_t max_states = 60'000'000;
   /// At most this many counterexamples per (property, signature).
   unsigned per_kind = 1;
 };
 
 struct Violation {
-  std::string kind;            ///< P1 P2 P3 P4 deadlock P7 internal
-  std::vector<unsigned> nodes; ///< nodes involved (the stuck node for liveness)
-  std::string detail;          ///< human-readable explanation / signature
-  unsigned depth = 0;          ///< length of the counterexample's path (BFS: shortest)
-  std::string trace;           ///< lmx-trace/1 JSON Lines, source "check"
+  std::string kind;             ///< P1 P2 P3 P4 deadlock P7 internal
+  std::vector<unsigned> nodes;  ///< nodes involved (the stuck node for liveness)
+  std::string detail;           ///< human-readable explanation / signature
+  unsigned depth = 0;           ///< length of the counterexample's path (BFS: shortest)
+  std::string trace;            ///< lmx-trace/1 JSON Lines, source "check"
 };
 
 struct Result {

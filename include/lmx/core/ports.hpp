@@ -34,9 +34,7 @@ class PortSet {
   }
 
   [[nodiscard]] constexpr Word bits() const { return bits_; }
-  [[nodiscard]] constexpr bool contains(Port p) const {
-    return p < capacity && ((bits_ >> p) & Word{1}) != 0;
-  }
+  [[nodiscard]] constexpr bool contains(Port p) const { return p < capacity && ((bits_ >> p) & Word{1}) != 0; }
   [[nodiscard]] constexpr bool empty() const { return bits_ == 0; }
   /// |X|. Inline SWAR popcount unless the target has a popcount instruction: without one, GCC
   /// calls a library routine, which dominated the cost of CheckPriorities and CheckWin.

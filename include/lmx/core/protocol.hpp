@@ -62,9 +62,9 @@ struct ActionSet {
 };
 
 /// The guarded (non-message, non-API) actions.
-inline constexpr std::array<Action, 6> guarded_actions = {Action::check_start,     Action::clean_up,
+inline constexpr std::array<Action, 6> guarded_actions = {Action::check_start,      Action::clean_up,
                                                           Action::check_priorities, Action::check_win,
-                                                          Action::check_done,      Action::check_unlocked};
+                                                          Action::check_done,       Action::check_unlocked};
 
 /// The Receive* action that handles a message kind.
 [[nodiscard]] constexpr Action receive_action(MessageKind kind) {
@@ -82,10 +82,8 @@ inline constexpr std::array<Action, 6> guarded_actions = {Action::check_start,  
     case Action::receive_set_lock:
     case Action::receive_ack_lock:
     case Action::receive_release:
-    case Action::receive_ack_unlock:
-      return true;
-    default:
-      return false;
+    case Action::receive_ack_unlock: return true;
+    default: return false;
   }
 }
 
@@ -117,8 +115,8 @@ struct WinOutcomes {
 /// highest priority" is five AND operations instead of a scan over ports.
 template <class Word>
 struct Priorities {
-  PortSet<Word> ports;                              ///< ports l with some (l, p) in P
-  std::array<Word, priority_planes> planes{};       ///< plane b holds bit b of each port's p
+  PortSet<Word> ports;                         ///< ports l with some (l, p) in P
+  std::array<Word, priority_planes> planes{};  ///< plane b holds bit b of each port's p
   [[nodiscard]] constexpr unsigned size() const { return ports.size(); }
   [[nodiscard]] constexpr unsigned get(Port l) const {
     unsigned p = 0;
@@ -153,14 +151,14 @@ struct Priorities {
 template <class Word>
 struct NodeState {
   using Ports = PortSet<Word>;
-  Ports lock_set;            ///< L: ports u intends to lock
-  Ports replied;             ///< R: ports that replied ready / ack-lock / ack-unlock
+  Ports lock_set;                  ///< L: ports u intends to lock
+  Ports replied;                   ///< R: ports that replied ready / ack-lock / ack-unlock
   WinOutcomes<Word> win_outcomes;  ///< W
-  Ports on_hold;             ///< H: ports on hold for the next competition to lock u
-  Ports applicants;          ///< A: applicants that may join the competition to lock u
-  Ports candidates;          ///< C: candidates competing to lock u
+  Ports on_hold;                   ///< H: ports on hold for the next competition to lock u
+  Ports applicants;                ///< A: applicants that may join the competition to lock u
+  Ports candidates;                ///< C: candidates competing to lock u
   Priorities<Word> priorities;     ///< P: candidates' priorities
-  Port lock_port = no_port;  ///< lock: no_port (bottom), 0 (self) or the port of the locker
+  Port lock_port = no_port;        ///< lock: no_port (bottom), 0 (self) or the port of the locker
   InitiatorState state = InitiatorState::idle;
   ParticipantPhase phase = ParticipantPhase::idle;
   constexpr bool operator==(const NodeState&) const = default;
@@ -223,9 +221,9 @@ struct Send {
 
 enum class Status : std::uint8_t {
   ok,
-  not_enabled,     ///< the guard is false, or the message kind does not match the action
-  rejected,        ///< Lock/Unlock called in a state that forbids it (API contract); nothing changed
-  invalid_input,   ///< a port outside 0..Delta, D containing port 0, or a malformed message
+  not_enabled,    ///< the guard is false, or the message kind does not match the action
+  rejected,       ///< Lock/Unlock called in a state that forbids it (API contract); nothing changed
+  invalid_input,  ///< a port outside 0..Delta, D containing port 0, or a malformed message
 };
 [[nodiscard]] std::string_view to_string(Status s);
 
@@ -241,9 +239,9 @@ struct Effects {
   /// would hold two pairs for one port, which the bit planes cannot represent (never happens on
   /// reachable states of either variant; the checker and property tests watch for it).
   bool priority_overwritten = false;
-  bool lock_acquired = false;   ///< CheckDone returned L
-  bool unlocked = false;        ///< CheckUnlocked finished
-  PortSet<Word> locked_ports;   ///< L at CheckDone (the lock set the request obtained)
+  bool lock_acquired = false;  ///< CheckDone returned L
+  bool unlocked = false;       ///< CheckUnlocked finished
+  PortSet<Word> locked_ports;  ///< L at CheckDone (the lock set the request obtained)
 
   [[nodiscard]] PortSet<Word> sent_ports() const {
     PortSet<Word> all;

@@ -94,7 +94,7 @@ class Network {
   struct Node {
     State state;
     Ports disconnected;
-    std::vector<Link> links;                 // index = port; links[0] unused (self)
+    std::vector<Link> links;                   // index = port; links[0] unused (self)
     std::vector<std::deque<InTransit>> inbox;  // index = port
     unsigned locks_acquired = 0;
     Ports last_lock_set;

@@ -30,8 +30,8 @@ struct Scenario {
   core::Variant variant = core::default_variant;
   std::string engine = "async";  ///< "semi-sync" (rounds) or "async" (intervals, paper Section 5)
   std::uint64_t seed = 1;
-  std::uint64_t rounds = 400;    ///< run length: rounds, or time units for the async engine
-  std::uint64_t horizon = 0;     ///< P7: a request pending longer than this is reported (0: rounds)
+  std::uint64_t rounds = 400;  ///< run length: rounds, or time units for the async engine
+  std::uint64_t horizon = 0;   ///< P7: a request pending longer than this is reported (0: rounds)
 
   struct Activation {
     std::string kind = "random";  ///< random (probability p) | sequential | synchronous
@@ -45,13 +45,13 @@ struct Scenario {
   } delivery;
 
   struct Topology {
-    std::string kind = "mobility";  ///< edges | ring | grid | regular | unit-disk | mobility
-    std::string file;               ///< edges: an edge-list file ("u v" per line)
+    std::string kind = "mobility";                 ///< edges | ring | grid | regular | unit-disk | mobility
+    std::string file;                              ///< edges: an edge-list file ("u v" per line)
     std::vector<std::pair<NodeId, NodeId>> edges;  ///< edges: inline list
-    unsigned degree = 0;            ///< regular: target degree (0: delta)
-    unsigned width = 0;             ///< grid: columns (0: square)
-    double radius = 0.045;          ///< unit-disk, mobility: connection radius r
-    double speed = 0.004;           ///< mobility: distance per round
+    unsigned degree = 0;                           ///< regular: target degree (0: delta)
+    unsigned width = 0;                            ///< grid: columns (0: square)
+    double radius = 0.045;                         ///< unit-disk, mobility: connection radius r
+    double speed = 0.004;                          ///< mobility: distance per round
   } topology;
 
   struct Dynamics {
@@ -64,11 +64,11 @@ struct Scenario {
   } dynamics;
 
   struct Workload {
-    std::string kind = "auto";     ///< auto (idle, lock, hold, unlock) | manual (application API)
-    double participation = 1.0;    ///< fraction of nodes that lock
-    double idle = 4;               ///< mean rounds between Unlock completing and the next Lock
-    double hold = 2;               ///< mean rounds in the critical section
-    std::uint32_t locks = 0;       ///< locks per participating node (0: continuous)
+    std::string kind = "auto";   ///< auto (idle, lock, hold, unlock) | manual (application API)
+    double participation = 1.0;  ///< fraction of nodes that lock
+    double idle = 4;             ///< mean rounds between Unlock completing and the next Lock
+    double hold = 2;             ///< mean rounds in the critical section
+    std::uint32_t locks = 0;     ///< locks per participating node (0: continuous)
   } workload;
 
   [[nodiscard]] std::uint64_t effective_horizon() const { return horizon ? horizon : rounds; }

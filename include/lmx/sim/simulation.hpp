@@ -26,9 +26,9 @@ struct Violation {
 };
 
 struct RunOptions {
-  std::ostream* trace = nullptr;           ///< write lmx-trace/1 lines here
-  bool hash_lines = false;                 ///< compute the line hash even without `trace` (replay)
-  std::function<void(double)> progress;    ///< called with the fraction done, at most ~100 times
+  std::ostream* trace = nullptr;         ///< write lmx-trace/1 lines here
+  bool hash_lines = false;               ///< compute the line hash even without `trace` (replay)
+  std::function<void(double)> progress;  ///< called with the fraction done, at most ~100 times
   std::string source = "run";
 };
 
@@ -37,10 +37,10 @@ struct NodeView {
   core::Port lock_port = core::no_port;
   core::InitiatorState state = core::InitiatorState::idle;
   core::ParticipantPhase phase = core::ParticipantPhase::idle;
-  std::uint64_t lock_set = 0;     ///< L as a bit mask over ports
-  std::uint64_t replied = 0;      ///< R
-  std::uint64_t neighbours = 0;   ///< ports 1..Delta holding an edge
-  std::uint64_t disconnected = 0; ///< the detector's D
+  std::uint64_t lock_set = 0;      ///< L as a bit mask over ports
+  std::uint64_t replied = 0;       ///< R
+  std::uint64_t neighbours = 0;    ///< ports 1..Delta holding an edge
+  std::uint64_t disconnected = 0;  ///< the detector's D
   std::uint32_t locks_completed = 0;
 };
 
