@@ -49,8 +49,8 @@ class PortSet {
     return static_cast<unsigned>((x * 0x0101010101010101ull) >> 56);
 #endif
   }
-  /// |X| = 1.
-  [[nodiscard]] constexpr bool single() const { return std::has_single_bit(bits_); }
+  /// |X| = 1 (std::has_single_bit is a popcount in libstdc++, which has the cost noted above).
+  [[nodiscard]] constexpr bool single() const { return bits_ != 0 && (bits_ & (bits_ - 1)) == 0; }
   constexpr void insert(Port p) { bits_ = static_cast<Word>(bits_ | (Word{1} << p)); }
   constexpr void erase(Port p) { bits_ = static_cast<Word>(bits_ & ~(Word{1} << p)); }
   constexpr void clear() { bits_ = 0; }
