@@ -7,23 +7,14 @@
 #include <set>
 #include <sstream>
 
+#include "instances.hpp"
 #include "lmx/check/replay.hpp"
 
 namespace {
 using lmx::check::Instance;
 using lmx::core::Variant;
 
-Instance two_nodes(Variant v, unsigned locks, unsigned changes) {
-  Instance i;
-  i.variant = v;
-  i.nodes = 2;
-  i.delta = 1;
-  i.k = 2;
-  i.locks = locks;
-  i.max_changes = changes;
-  i.edges = {{0, 1}};
-  return i;
-}
+using lmx::check::testing::two_nodes;
 
 std::set<std::string> details(const lmx::check::Result& r, const std::string& kind) {
   std::set<std::string> out;

@@ -3,6 +3,7 @@
 // 1 or 2 Lock calls per node; smallest first), and the unmutated repaired core passes them.
 #include <gtest/gtest.h>
 
+#include "instances.hpp"
 #include "lmx/check/checker.hpp"
 #include "lmx/core/protocol.hpp"
 
@@ -14,15 +15,7 @@ std::vector<Instance> suite() {
   std::vector<Instance> out;
   for (unsigned changes : {0u, 1u})
     for (unsigned locks : {1u, 2u}) {
-      Instance i;
-      i.variant = lmx::core::Variant::repaired;
-      i.nodes = 2;
-      i.delta = 1;
-      i.k = 2;
-      i.locks = locks;
-      i.max_changes = changes;
-      i.edges = {{0, 1}};
-      out.push_back(i);
+      out.push_back(lmx::check::testing::two_nodes(lmx::core::Variant::repaired, locks, changes));
     }
   return out;
 }
