@@ -23,7 +23,8 @@ std::string_view to_string(Mutant m) {
                                                     "check-win-ignores-false",
                                                     "check-done-early",
                                                     "without-r1",
-                                                    "without-r2"};
+                                                    "without-r2",
+                                                    "without-r3"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -70,7 +71,7 @@ void Protocol<Word>::send(Out& out, Ports ports, Message m) {
 
 // A1.22-A1.31: the CleanUp helper, processing disconnections D.
 template <class Word>
-void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out) const {
+void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out, Ports busy) const {
   const Ports d = ctx.disconnected;
   if (!d.empty()) {                                                                // A1.23 for all l in D
     if (s.lock_port != no_port && d.contains(s.lock_port)) s.lock_port = no_port;  // A1.24
@@ -86,12 +87,18 @@ void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out) cons
   }
   if (s.candidates.empty() && LMX_MUTANT(held_never_released)) {
     s.phase = s.applicants.empty() && s.on_hold.empty() ? ParticipantPhase::idle : ParticipantPhase::prepare;
-  } else if (s.candidates.empty()) {                             // A1.27 if C is empty
-    send(out, s.on_hold, Message{MessageKind::ready, 0});        // A1.28 Send(ready, l) for l in H
-    s.applicants |= s.on_hold;                                   // A1.29 A <- A u H
-    s.on_hold.clear();                                           //       H <- empty
-    s.phase = s.applicants.empty() ? ParticipantPhase::idle      // A1.31 else phase <- bottom
-                                   : ParticipantPhase::prepare;  // A1.30 if A nonempty: PREPARE
+  } else if (s.candidates.empty()) {  // A1.27 if C is empty
+    // REPAIR R3 (docs/errata.md, E3): a held port that the calling action is about to send to
+    // stays held, so that no port gets two messages in one action (model rule iii). It is
+    // released by the next CleanUp, which the CleanUp action (A1.20) makes sure happens: phase
+    // stays PREPARE while H is nonempty.
+    const Ports released =
+        config_.variant == Variant::repaired && !LMX_MUTANT(without_r3) ? s.on_hold - busy : s.on_hold;
+    send(out, released, Message{MessageKind::ready, 0});  // A1.28 Send(ready, l) for l in H
+    s.applicants |= released;                             // A1.29 A <- A u H
+    s.on_hold -= released;                                // A1.29 H <- empty (R3: the held ports kept above remain)
+    s.phase = s.applicants.empty() && s.on_hold.empty() ? ParticipantPhase::idle      // A1.31 else phase <- bottom
+                                                        : ParticipantPhase::prepare;  // A1.30 if A nonempty: PREPARE
   }
 }
 
@@ -133,7 +140,7 @@ Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx) const {
   Out out;
   if (!valid(ctx)) return out.status = Status::invalid_input, out;
   if (s.state != InitiatorState::idle) return out.status = Status::rejected, out;  // A1.2
-  clean_up(s, ctx, out);                                                           // A1.3
+  clean_up(s, ctx, out, ctx.neighbours | Ports::of(self_port));                    // A1.3 (L is N[u] below)
   s.state = InitiatorState::prepare;                                               // A1.4
   s.lock_set = ctx.neighbours | Ports::of(self_port);                              // A1.4 L <- N[u]
   send(out, s.lock_set, Message{MessageKind::prepare, 0});                         // A1.5
@@ -146,7 +153,7 @@ Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
   Out out;
   if (!valid(ctx)) return out.status = Status::invalid_input, out;
   if (s.state != InitiatorState::locked) return out.status = Status::rejected, out;  // A3.2
-  clean_up(s, ctx, out);                                                             // A3.3
+  clean_up(s, ctx, out, s.lock_set - ctx.disconnected);                              // A3.3
   s.state = InitiatorState::unlock;                                                  // A3.4
   s.replied.clear();                                                                 // A3.4
   send(out, s.lock_set, Message{MessageKind::release_lock, 0});                      // A3.5
@@ -169,14 +176,14 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
   }
 
   switch (a.action) {
-    case Action::receive_prepare:                                               // A1.6
-      if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out);  // A1.7
-      if (s.phase == ParticipantPhase::compete) {                               // A1.8
-        s.on_hold.insert(l);                                                    // A1.8 H <- H u {l}
-      } else {                                                                  // A1.9
-        s.applicants.insert(l);                                                 // A1.10 A <- A u {l}
-        s.phase = ParticipantPhase::prepare;                                    // A1.10 phase <- PREPARE
-        send(out, Ports::of(l), Message{MessageKind::ready, 0});                // A1.11
+    case Action::receive_prepare:                                                             // A1.6
+      if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out, Ports::of(l));  // A1.7
+      if (s.phase == ParticipantPhase::compete) {                                             // A1.8
+        s.on_hold.insert(l);                                                                  // A1.8 H <- H u {l}
+      } else {                                                                                // A1.9
+        s.applicants.insert(l);                                                               // A1.10 A <- A u {l}
+        s.phase = ParticipantPhase::prepare;                                                  // A1.10 phase <- PREPARE
+        send(out, Ports::of(l), Message{MessageKind::ready, 0});                              // A1.11
       }
       break;
 
@@ -186,7 +193,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       break;
 
     case Action::check_start: {                                      // A1.15
-      clean_up(s, ctx, out);                                         // A1.16
+      clean_up(s, ctx, out, s.lock_set - ctx.disconnected);          // A1.16
       s.state = InitiatorState::compete;                             // A1.17
       s.replied.clear();                                             // A1.17
       s.win_outcomes.clear();                                        // A1.17
@@ -199,10 +206,10 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       clean_up(s, ctx, out);  // A1.21
       break;
 
-    case Action::receive_request:      // A2.1
-      clean_up(s, ctx, out);           // A2.2
-      if (s.applicants.contains(l)) {  // A2.3
-        s.applicants.erase(l);         // A2.3 A <- A \ {l}
+    case Action::receive_request:           // A2.1
+      clean_up(s, ctx, out, Ports::of(l));  // A2.2 (R2 may answer l)
+      if (s.applicants.contains(l)) {       // A2.3
+        s.applicants.erase(l);              // A2.3 A <- A \ {l}
         // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided
         // and some candidate has not answered it yet (C \ P nonempty: a winner that may still
         // set the lock, or a loser that has not re-requested). The late applicant cannot win this
@@ -222,8 +229,8 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       s.phase = ParticipantPhase::compete;   // A2.4 phase <- COMPETE
       break;
 
-    case Action::check_priorities: {  // A2.5
-      clean_up(s, ctx, out);          // A2.6
+    case Action::check_priorities: {                           // A2.5
+      clean_up(s, ctx, out, s.candidates - ctx.disconnected);  // A2.6
       const Ports best = s.priorities.highest();
       if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
           (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
@@ -245,7 +252,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       break;
 
     case Action::check_win:                                                        // A2.14
-      clean_up(s, ctx, out);                                                       // A2.15
+      clean_up(s, ctx, out, s.lock_set - ctx.disconnected);                        // A2.15
       if (!s.win_outcomes.lost.empty() && !LMX_MUTANT(check_win_ignores_false)) {  // A2.16 some (., false)
         const auto p = static_cast<std::uint8_t>(draw(config_.k));                 // A2.17
         send(out, s.lock_set, Message{MessageKind::request_lock, p});              // A2.18
@@ -260,7 +267,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
     case Action::receive_set_lock:                                       // A2.23
       s.lock_port = l;                                                   // A2.24 lock <- l
       if (!LMX_MUTANT(set_lock_keeps_candidate)) s.candidates.erase(l);  // A2.24 C <- C \ {l}
-      clean_up(s, ctx, out);                                             // A2.25
+      clean_up(s, ctx, out, Ports::of(l));                               // A2.25
       send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});        // A2.26
       break;
 
@@ -278,7 +285,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
       break;
 
     case Action::receive_release:                                    // A3.6
-      clean_up(s, ctx, out);                                         // A3.7
+      clean_up(s, ctx, out, Ports::of(l));                           // A3.7
       if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;    // A3.8 lock <- bottom
       send(out, Ports::of(l), Message{MessageKind::ack_unlock, 0});  // A3.8
       break;

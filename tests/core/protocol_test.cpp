@@ -152,3 +152,58 @@ TEST_F(Fixture, WinningInitiatorCanProcessADisconnectionOnlyWhenRepaired) {
   ASSERT_EQ(fx.status, Status::ok);
   EXPECT_TRUE(repaired.guard(s, Action::check_done));
 }
+
+namespace {
+/// The node of testdata/d2_double_send.txt just before its CheckStart: an initiator in PREPARE
+/// with every ready in, and a participant in COMPETE whose only candidate (port 1) was just cut
+/// while port 2, also in L, is on hold.
+NodeState<Word> held_port_in_lock_set() {
+  NodeState<Word> s;
+  s.state = InitiatorState::prepare;
+  s.lock_set = ports({0, 1, 2});
+  s.replied = ports({0, 1, 2});
+  s.phase = ParticipantPhase::compete;
+  s.on_hold = ports({2});
+  s.applicants = ports({0});
+  s.candidates = ports({1});
+  s.priorities.set(1, 0);
+  return s;
+}
+}  // namespace
+
+TEST_F(Fixture, PaperCheckStartSendsTwiceToAHeldPortInL) {  // errata E3: A1.28 then A1.19
+  s = held_port_in_lock_set();
+  auto fx = paper.step(s, Activation{Action::check_start}, Context<Word>{ports({1}), ports({2})}, fixed_draw);
+  ASSERT_EQ(fx.status, Status::ok);
+  EXPECT_TRUE(fx.port_sent_twice);
+  EXPECT_TRUE(s.on_hold.empty());
+}
+
+TEST_F(Fixture, RepairedCheckStartDefersReleasingAHeldPortInL) {  // REPAIR R3
+  s = held_port_in_lock_set();
+  auto fx = repaired.step(s, Activation{Action::check_start}, Context<Word>{ports({1}), ports({2})}, fixed_draw);
+  ASSERT_EQ(fx.status, Status::ok);
+  EXPECT_FALSE(fx.port_sent_twice);
+  ASSERT_EQ(fx.send_count, 1);
+  EXPECT_EQ(fx.sends[0].message.kind, MessageKind::request_lock);
+  EXPECT_EQ(fx.sends[0].ports, ports({0, 2}));
+  EXPECT_EQ(s.on_hold, ports({2}));               // still held
+  EXPECT_EQ(s.phase, ParticipantPhase::prepare);  // so the CleanUp action (A1.20) stays enabled
+  ASSERT_TRUE(repaired.enabled_guarded(s).contains(Action::clean_up));
+  fx = repaired.step(s, Activation{Action::clean_up}, Context<Word>{{}, ports({2})}, fixed_draw);
+  ASSERT_EQ(fx.send_count, 1);
+  EXPECT_EQ(fx.sends[0].message.kind, MessageKind::ready);  // A1.28, one action later
+  EXPECT_EQ(fx.sends[0].ports, ports({2}));
+  EXPECT_TRUE(s.on_hold.empty());
+  EXPECT_EQ(s.applicants, ports({0, 2}));  // A1.29
+}
+
+TEST_F(Fixture, RepairedReleasesHeldPortsNotSentToAtOnce) {  // R3 defers only the overlap
+  s = held_port_in_lock_set();
+  s.on_hold = ports({2, 3});
+  auto fx = repaired.step(s, Activation{Action::check_start}, Context<Word>{ports({1}), ports({2, 3})}, fixed_draw);
+  ASSERT_EQ(fx.send_count, 2);
+  EXPECT_EQ(fx.sends[0].message.kind, MessageKind::ready);
+  EXPECT_EQ(fx.sends[0].ports, ports({3}));
+  EXPECT_EQ(s.on_hold, ports({2}));
+}

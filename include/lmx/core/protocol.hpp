@@ -279,7 +279,9 @@ class Protocol {
   Config config_;
   Ports all_ports_;  // 0..Delta
 
-  void clean_up(State& s, const Context<Word>& ctx, Out& out) const;
+  /// `busy`: the ports the calling action sends to after CleanUp (repair R3 defers releasing a
+  /// held port among them to a later action; the paper variant ignores it).
+  void clean_up(State& s, const Context<Word>& ctx, Out& out, Ports busy = {}) const;
   static void send(Out& out, Ports ports, Message m);
   [[nodiscard]] bool valid(const Context<Word>& ctx) const;
 };
@@ -314,8 +316,9 @@ enum class Mutant : std::uint8_t {
   check_done_early,                 ///< CheckDone fires with one ack-lock still missing (A2.30)
   without_r1,                       ///< the repaired variant without repair R1
   without_r2,                       ///< the repaired variant without repair R2
+  without_r3,                       ///< the repaired variant without repair R3
 };
-inline constexpr unsigned mutant_count = 13;
+inline constexpr unsigned mutant_count = 14;
 /// The active mutant (one per process; the mutant tests run them one after the other).
 extern Mutant active_mutant;
 [[nodiscard]] std::string_view to_string(Mutant m);
