@@ -10,7 +10,7 @@
  *   LOCKS     Lock calls per node                          (default 1)
  *   CHANGES   topology moves (cut / connect) in total      (default 0)
  *   E01 E02 E12   initial edges (each takes the lowest free port at both ends)
- *   REPAIRED  the repaired variant (repairs R1 and R2); without it, the paper as printed
+ *   REPAIRED  the repaired variant (repairs R1, R2 and R3); without it, the paper as printed
  *   STUCK_ONLY  report only deadlocks with a request pending in this initiator state (e.g. 3 = WIN)
  *   NO_DEADLOCK check only the safety properties P1 and P4
  *
@@ -84,7 +84,7 @@ byte inq[NN * PORTS];
 /* observer only: ports connected without interruption since the node's InitLock */
 byte pers[NN];
 
-hidden byte sd, nbest, zbest, zset, prio, zi, pu, pl;
+hidden byte sd, nbest, zbest, zset, prio, zi, pu, pl, bz, zr;
 hidden byte err_deadlock, err_p1, err_p4, late;
 
 #define MSG(u, l, k) msg[IX(u, l) * NK + (k)]
@@ -124,9 +124,14 @@ inline cleanup(u) {
   fi;
   if
   :: C[u] == 0 ->
-     sendset(u, H[u], MREADY);
-     A[u] = A[u] | H[u]; H[u] = 0;
-     ph[u] = (A[u] != 0 -> PREPARE : IDLE)
+#ifdef REPAIRED
+     zr = H[u] & ~bz;   /* R3: a held port the action sends to (bz) is released by a later CleanUp */
+#else
+     zr = H[u];
+#endif
+     sendset(u, zr, MREADY);
+     A[u] = A[u] | zr; H[u] = H[u] & ~zr; zr = 0;
+     ph[u] = ((A[u] | H[u]) != 0 -> PREPARE : IDLE)
   :: else -> skip
   fi
 }
@@ -134,19 +139,20 @@ inline cleanup(u) {
 #define CLEANUP_CHANGES(u) (D[u] != 0 || (C[u] == 0 && (H[u] != 0 || ph[u] != (A[u] != 0 -> PREPARE : IDLE))))
 
 inline snap(u) { sd = D[u]; D[u] = 0 }
+/* bz: the ports the current action sends to after its CleanUp (R3 keeps those held); reset after */
 
 /* ports of u that are connected */
 #define NBRS(u) ((peer[IX(u, 1)] != NONE -> 2 : 0) | (DELTA > 1 && peer[IX(u, DELTA)] != NONE -> BIT(DELTA) : 0))
 
 /* ---- Algorithm 1 ---- */
 inline init_lock(u) {            /* on Lock being called, state = bottom */
-  snap(u); cleanup(u);
+  snap(u); bz = NBRS(u) | 1; cleanup(u); bz = 0;
   st[u] = PREPARE; L[u] = NBRS(u) | 1; pers[u] = NBRS(u);
   sendset(u, L[u], MPREP);
   left[u]--
 }
 inline receive_prepare(u, l) {
-  snap(u); cleanup(u);
+  snap(u); bz = BIT(l); cleanup(u); bz = 0;
   if
   :: ph[u] == COMPETE -> H[u] = H[u] | BIT(l)
   :: else -> A[u] = A[u] | BIT(l); ph[u] = PREPARE; send1(u, l, MREADY)
@@ -157,14 +163,14 @@ inline draw() {
   if :: prio = 0 :: K > 1 -> prio = 1 :: K > 2 -> prio = 2 fi
 }
 inline check_start(u) {
-  snap(u); cleanup(u);
+  snap(u); bz = L[u] & ~sd; cleanup(u); bz = 0;
   st[u] = COMPETE; R[u] = 0; Wt[u] = 0; Wf[u] = 0;
   draw(); sendset(u, L[u], MREQ + prio); prio = 0
 }
 
 /* ---- Algorithm 2 ---- */
 inline receive_request(u, l, pv) {
-  snap(u); cleanup(u);
+  snap(u); bz = BIT(l); cleanup(u); bz = 0;
   late = 0;
   if
   :: HAS(A[u], l) ->
@@ -183,7 +189,7 @@ inline receive_request(u, l, pv) {
   late = 0
 }
 inline check_priorities(u) {
-  snap(u); cleanup(u);
+  snap(u); bz = C[u] & ~sd; cleanup(u); bz = 0;
   /* the highest priority among the pairs in P, and how many ports hold it */
   zbest = 0; nbest = 0; pl = NONE; zi = 0;
   do
@@ -209,7 +215,7 @@ inline receive_win(u, l, b) {
   if :: b -> Wt[u] = Wt[u] | BIT(l) :: else -> Wf[u] = Wf[u] | BIT(l) fi
 }
 inline check_win(u) {
-  snap(u); cleanup(u);
+  snap(u); bz = L[u] & ~sd; cleanup(u); bz = 0;
   if
   :: Wf[u] != 0 -> draw(); sendset(u, L[u], MREQ + prio); prio = 0
   :: else -> st[u] = WIN; R[u] = 0; sendset(u, L[u], MSET)
@@ -219,7 +225,7 @@ inline check_win(u) {
 inline receive_set_lock(u, l) {
   snap(u);
   lk[u] = l; C[u] = C[u] & ~BIT(l);
-  cleanup(u);
+  bz = BIT(l); cleanup(u); bz = 0;
   send1(u, l, MACKL)
 }
 inline receive_ack_lock(u, l) { snap(u); cleanup(u); R[u] = R[u] | BIT(l) }
@@ -227,11 +233,11 @@ inline check_done(u) { snap(u); cleanup(u); st[u] = LOCKED; R[u] = 0 }
 
 /* ---- Algorithm 3 ---- */
 inline init_unlock(u) {
-  snap(u); cleanup(u);
+  snap(u); bz = L[u] & ~sd; cleanup(u); bz = 0;
   st[u] = UNLOCK; R[u] = 0;
   sendset(u, L[u], MREL)
 }
-inline receive_release(u, l) { snap(u); cleanup(u); lk[u] = NONE; send1(u, l, MACKU) }
+inline receive_release(u, l) { snap(u); bz = BIT(l); cleanup(u); bz = 0; lk[u] = NONE; send1(u, l, MACKU) }
 inline receive_ack_unlock(u, l) { snap(u); cleanup(u); R[u] = R[u] | BIT(l) }
 inline check_unlocked(u) { snap(u); cleanup(u); st[u] = IDLE; R[u] = 0; pers[u] = 0 }
 

@@ -24,7 +24,9 @@ std::string_view to_string(Mutant m) {
                                                     "check-done-early",
                                                     "without-r1",
                                                     "without-r2",
-                                                    "without-r3"};
+                                                    "without-r3",
+                                                    "r2-alt-wait-for-applicants",
+                                                    "r2-alt-winner-leaves-candidates"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -114,7 +116,8 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
       // ack-lock lost with its edge.
       return config_.variant == Variant::repaired && !LMX_MUTANT(without_r1) && s.state == InitiatorState::win;
     case Action::check_priorities:  // A2.5
-      return s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size();
+      return s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size() &&
+             (!LMX_MUTANT(r2_alt_wait_for_applicants) || s.applicants.empty());
     case Action::check_win:  // A2.14
       return s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size();
     case Action::check_done:  // A2.30
@@ -216,6 +219,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
         // trial; keeping its priority would make the next trial wait for that candidate while the
         // candidate waits for the applicant's own participant (a cycle). Answer it at once.
         if (config_.variant == Variant::repaired && !LMX_MUTANT(without_r2) &&
+            !LMX_MUTANT(r2_alt_wait_for_applicants) && !LMX_MUTANT(r2_alt_winner_leaves_candidates) &&
             !(s.candidates - s.priorities.ports).empty()) {
           s.candidates.insert(l);
           s.phase = ParticipantPhase::compete;
@@ -236,6 +240,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
           (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
         send(out, best, Message{MessageKind::win, 1});                           // A2.8 win(true)
         send(out, s.candidates - best, Message{MessageKind::win, 0});            // A2.8 win(false)
+        if (LMX_MUTANT(r2_alt_winner_leaves_candidates)) s.candidates -= best;
       } else {
         send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
       }

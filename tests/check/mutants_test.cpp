@@ -1,6 +1,8 @@
 // Teeth: every seeded mutant of the core (docs/checker.md) is caught by the checker on the bounded
 // suite's smallest 2-node instances (one edge, Delta = 1, K = 2, at most 1 topology change,
-// 1 or 2 Lock calls per node; smallest first), and the unmutated repaired core passes them.
+// 1 or 2 Lock calls per node; smallest first) or, for defects that need three nodes (errata E3),
+// on the first 300 000 states of a 3-node path with one topology change; the unmutated repaired
+// core passes the 2-node instances and shows no violation on that 3-node prefix.
 #include <gtest/gtest.h>
 
 #include "instances.hpp"
@@ -19,6 +21,20 @@ std::vector<Instance> suite() {
     }
   return out;
 }
+
+/// Path n1 - n0 - n2, Delta = 2, K = 2, 1 Lock call per node, 1 topology change: the instance of
+/// errata E3 (its counterexample has depth 11, well inside the first 300 000 states).
+Instance three_node_path() {
+  Instance i;
+  i.nodes = 3;
+  i.delta = 2;
+  i.k = 2;
+  i.locks = 1;
+  i.max_changes = 1;
+  i.edges = {{0, 1}, {0, 2}};
+  return i;
+}
+constexpr std::uint64_t prefix_states = 300'000;
 
 struct Guard {
   explicit Guard(Mutant m) { lmx::core::testing::active_mutant = m; }
@@ -40,6 +56,14 @@ TEST_P(Mutants, IsCaught) {
       break;
     }
   }
+  if (caught.empty()) {
+    lmx::check::Options opt;
+    opt.max_states = prefix_states;
+    const auto r = lmx::check::check(three_node_path(), opt);
+    if (!r.violations.empty())
+      caught = lmx::check::describe(three_node_path()) + " (first " + std::to_string(prefix_states) +
+               " states): " + r.violations.front().kind + " " + r.violations.front().detail;
+  }
   EXPECT_FALSE(caught.empty()) << "mutant " << lmx::core::testing::to_string(m) << " survived";
   std::printf("mutant %-32s caught by %s\n", std::string(lmx::core::testing::to_string(m)).c_str(), caught.c_str());
 }
@@ -55,6 +79,11 @@ INSTANTIATE_TEST_SUITE_P(Core, Mutants, ::testing::Range(1u, lmx::core::testing:
 TEST(MutantsBaseline, UnmutatedCorePassesTheSameInstances) {
   const Guard g(Mutant::none);
   for (const auto& inst : suite()) EXPECT_EQ(lmx::check::check(inst).verdict, "pass") << lmx::check::describe(inst);
+  lmx::check::Options opt;
+  opt.max_states = prefix_states;
+  const auto r = lmx::check::check(three_node_path(), opt);
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front().kind << " " << r.violations.front().detail;
+  EXPECT_EQ(r.states, prefix_states);
 }
 
 }  // namespace

@@ -317,8 +317,10 @@ enum class Mutant : std::uint8_t {
   without_r1,                       ///< the repaired variant without repair R1
   without_r2,                       ///< the repaired variant without repair R2
   without_r3,                       ///< the repaired variant without repair R3
+  r2_alt_wait_for_applicants,       ///< instead of R2: CheckPriorities also waits for A = empty (errata E2)
+  r2_alt_winner_leaves_candidates,  ///< instead of R2: win(true) removes the winner from C (errata E2)
 };
-inline constexpr unsigned mutant_count = 14;
+inline constexpr unsigned mutant_count = 16;
 /// The active mutant (one per process; the mutant tests run them one after the other).
 extern Mutant active_mutant;
 [[nodiscard]] std::string_view to_string(Mutant m);
