@@ -12,6 +12,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "big_array.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "rng.hpp"
 #include "topology.hpp"
@@ -1267,16 +1268,16 @@ class EngineImpl final : public Engine {
   std::string line_;
   EventLog events_;
 
-  std::vector<State> state_;
-  std::vector<Word> detector_, neighbours_;
-  std::vector<NodeId> peer_;
-  std::vector<Port> peer_port_;
-  std::vector<Channel> channels_;
-  std::vector<std::uint64_t> id_;
+  BigArray<State> state_;
+  BigArray<Word> detector_, neighbours_;
+  BigArray<NodeId> peer_;
+  BigArray<Port> peer_port_;
+  BigArray<Channel> channels_;
+  BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
-  std::vector<App> app_;
-  std::vector<Word> persistent_;
-  std::vector<NodeId> held_by_;
+  BigArray<App> app_;
+  BigArray<Word> persistent_;
+  BigArray<NodeId> held_by_;
   std::vector<bool> participating_;
   std::vector<std::pair<double, double>> positions_, waypoints_;
   std::vector<std::pair<NodeId, NodeId>> initial_edges_, swizzled_;
