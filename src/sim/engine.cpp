@@ -176,7 +176,7 @@ class EngineImpl final : public Engine {
     auto topo = build_topology(s, topo_rng_);
     positions_ = std::move(topo.positions);
     if (s.topology.kind == "mobility") waypoints_ = positions_, shuffle_waypoints();
-    write_header();
+    write_header(topo.edges);
     // Only churn and swizzle revisit the initial edges; other runs do not pay for the list.
     const bool keep_initial_edges = s.dynamics.kind == "churn" || s.dynamics.kind == "swizzle";
     for (auto [u, v] : topo.edges) {
@@ -1069,7 +1069,16 @@ class EngineImpl final : public Engine {
     line_ += "\",\"t\":" + std::to_string(lines_.t()) + ",\"round\":" + fmt_round(now_);
     return line_;
   }
-  void write_header() {
+  /// The header names everything a replay needs. An edge list read from a file is written inline
+  /// (and the file name dropped), so that the trace stays replayable after the file is gone or
+  /// changed: the replayed scenario then builds the same edges in the same order.
+  void write_header(const std::vector<std::pair<NodeId, NodeId>>& initial_edges) {
+    if (!lines_.enabled()) return;
+    Scenario replayable = sc_;
+    if (sc_.topology.kind == "edges" && !sc_.topology.file.empty()) {
+      replayable.topology.file.clear();
+      replayable.topology.edges = initial_edges;  // the file's edges, then the inline ones
+    }
     nlohmann::ordered_json h = {{"type", "lmx-trace"},
                                 {"schema", 1},
                                 {"lmx_version", std::string(core::version)},
@@ -1080,16 +1089,14 @@ class EngineImpl final : public Engine {
                                 {"nodes", n_},
                                 {"seed", sc_.seed},
                                 {"engine", sc_.engine},
-                                {"scenario", nlohmann::ordered_json::parse(sc_.to_json().dump())}};
-    if (!positions_.empty() && lines_.enabled()) {
+                                {"scenario", nlohmann::ordered_json::parse(replayable.to_json().dump())}};
+    if (!positions_.empty()) {
       nlohmann::ordered_json pos = nlohmann::ordered_json::array();
       for (auto [x, y] : positions_) pos.push_back({x, y});
       h["positions"] = pos;
     }
-    if (lines_.enabled()) {
-      lines_.line() = h.dump();
-      lines_.commit();
-    }
+    lines_.line() = h.dump();
+    lines_.commit();
   }
   void trace_call(NodeId u, const char* op, bool ok) {
     log({tick32(), EvKind::call, static_cast<std::uint8_t>(op[0] == 'u'), static_cast<std::uint8_t>(ok), 0, u, 0});
