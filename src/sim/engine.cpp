@@ -161,6 +161,12 @@ class EngineImpl final : public Engine {
         delay_target_(s.delivery.kind == "delay-target"),
         oldest_first_(s.delivery.kind == "oldest"),
         auto_workload_(s.workload.kind == "auto") {
+    // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
+    // hold the target's messages forever. The scenario validator caps it; scenarios built in code
+    // reach this check instead.
+    if (delay_target_ && std::uint64_t{s.delivery.patience} * tpr_ >= 0x10000)
+      throw ScenarioError("scenario key 'delivery.patience': " + std::to_string(s.delivery.patience) +
+                          " rounds exceed the 2^16-tick message age of the " + s.engine + " engine");
     state_.resize(n_);
     detector_.assign(n_, Word{0});
     neighbours_.assign(n_, Word{0});
