@@ -465,6 +465,19 @@ class EngineImpl final : public Engine {
     unsigned k = 0;
     held_back = 0;
     const bool delaying = delay_target_;
+    if (!delaying && overflow_.empty() && ports_ * inline_slots <= out.size()) {
+      // The common case, without branches on the (unpredictable) channel contents: every channel
+      // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
+      // was not sent in the current tick. Same candidates, in the same order, as the general loop.
+      const Channel* ch = &channels_[channel(u, 0)];
+      const std::uint16_t now = now16();
+      for (Port p = 0; p <= delta_; ++p)
+        for (unsigned i = 0; i < inline_slots; ++i) {
+          out[k] = Slot{p, static_cast<std::uint16_t>(i)};
+          k += unsigned(i < ch[p].count) & unsigned(ch[p].stamp[i] != now);
+        }
+      return k;
+    }
     for (Port p = 0; p <= delta_; ++p) {
       const std::size_t c = channel(u, p);
       for (unsigned i = 0; i < channels_[c].count && k < out.size(); ++i) {
@@ -828,9 +841,9 @@ class EngineImpl final : public Engine {
         if (activate((start + i) % n_)) return;
       return;
     }
-    const double p = kind == "synchronous" ? 1.0 : sc_.activation.p;
+    const Rng::Geometric skip(kind == "synchronous" ? 1.0 : sc_.activation.p);
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
-    for (std::uint64_t u = act_rng_.geometric(p); u < n_; u += 1 + act_rng_.geometric(p)) {
+    for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
       // The scan visits nodes in increasing order, so the nodes just ahead are likely to act soon,
       // and most actions send to every neighbour. Loading those neighbours' channels a few nodes
       // early overlaps their cache misses with the work in between; this reads no random numbers
