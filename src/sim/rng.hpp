@@ -37,10 +37,18 @@ class Rng {
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   bool chance(double p) { return unit() < p; }
   /// Number of failures before the first success of a Bernoulli(p) sequence.
-  std::uint64_t geometric(double p) {
-    if (p >= 1.0) return 0;
+  std::uint64_t geometric(double p) { return geometric(Geometric(p)); }
+  /// A geometric distribution with its logarithm computed once (the activation scan draws one per
+  /// activated node); draws the same numbers as geometric(p).
+  struct Geometric {
+    explicit Geometric(double p) : always(p >= 1.0), log1m_p(always ? 0.0 : std::log1p(-p)) {}
+    bool always;     ///< p >= 1: every trial succeeds, nothing is drawn
+    double log1m_p;  ///< log(1 - p)
+  };
+  std::uint64_t geometric(const Geometric& g) {
+    if (g.always) return 0;
     const double u = 1.0 - unit();  // (0, 1]
-    return static_cast<std::uint64_t>(std::floor(std::log(u) / std::log1p(-p)));
+    return static_cast<std::uint64_t>(std::floor(std::log(u) / g.log1m_p));
   }
 
  private:

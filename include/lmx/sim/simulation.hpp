@@ -68,6 +68,8 @@ class Engine {
   [[nodiscard]] virtual NodeView node(NodeId u) const = 0;
   [[nodiscard]] virtual const std::vector<Violation>& violations() const = 0;
   [[nodiscard]] virtual std::uint64_t in_transit() const = 0;
+  /// Actions executed so far (the unit of `actions_per_second`).
+  [[nodiscard]] virtual std::uint64_t actions() const = 0;
   [[nodiscard]] virtual double now() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;

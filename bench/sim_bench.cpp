@@ -1,0 +1,50 @@
+// Simulator micro-benchmarks (Google Benchmark). Not tests: nothing asserts a time.
+//
+//  - BM_BenchRound/N: one semi-synchronous round of the `lmx bench` scenario (random graph from
+//    the configuration model, Delta = 8, every node locking continuously, activation p = 0.5) at N
+//    nodes. Counter `actions_per_second`. Small N fits in cache; compare with large N to see the
+//    cost of cache misses on the receivers' channels.
+//  - BM_TwoNodeEdge: the same at two nodes sharing one edge: every send and delivery hits hot
+//    channels, so this is the simulator's own per-action overhead (channel enqueue and delivery,
+//    adversary choice, monitors P1-P7, event hash) on top of the core's handler.
+//
+//   build/release/bench/sim_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include "lmx/sim/simulation.hpp"
+
+namespace {
+using namespace lmx::sim;
+
+Scenario bench_scenario(std::uint32_t nodes) {
+  Scenario s;
+  s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync";
+  s.rounds = std::uint64_t{1} << 40;  // never ends within a benchmark (and P7's horizon is never reached)
+  s.activation.p = 0.5, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+  return s;
+}
+
+void run_rounds(benchmark::State& state, const Scenario& s) {
+  auto engine = make_engine(s);
+  for (int warm = 0; warm < 5; ++warm) engine->step();  // past the start-up transient
+  const std::uint64_t before = engine->actions();
+  for (auto _ : state) engine->step();
+  const auto actions = static_cast<double>(engine->actions() - before);
+  state.counters["actions_per_second"] = benchmark::Counter(actions, benchmark::Counter::kIsRate);
+  state.counters["actions_per_round"] = actions / double(state.iterations());
+  if (!engine->violations().empty()) state.SkipWithError("a monitor reported a violation");
+}
+
+void BM_BenchRound(benchmark::State& state) {
+  run_rounds(state, bench_scenario(static_cast<std::uint32_t>(state.range(0))));
+}
+BENCHMARK(BM_BenchRound)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+void BM_TwoNodeEdge(benchmark::State& state) {
+  Scenario s = bench_scenario(2);
+  s.delta = 1, s.activation.kind = "synchronous", s.topology.kind = "edges", s.topology.edges = {{0, 1}};
+  run_rounds(state, s);
+}
+BENCHMARK(BM_TwoNodeEdge);
+
+}  // namespace
