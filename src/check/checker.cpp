@@ -1,11 +1,15 @@
 // Breadth-first exploration, invariants, deadlock and fair end components (docs/checker.md).
 #include "lmx/check/checker.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <new>
 #include <sstream>
 
 #include "model.hpp"
@@ -64,60 +68,129 @@ std::string describe(const Instance& inst) {
 
 namespace {
 
+inline std::uint64_t mix(std::uint64_t h) {  // the MurmurHash3 finaliser: every bit affects every bit
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
   std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
   }
   std::uint64_t w = 0;
   std::memcpy(&w, p + i, n - i);
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 29;
-  return h;
+  return mix(h ^ w);
 }
 
-/// The set of stored states: an arena of packed states and an open-addressing index.
-class StateSet {
+/// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
+/// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
+/// lookup also misses the TLB.
+class Region {
  public:
-  explicit StateSet(std::size_t stride) : stride_(stride), table_(1u << 16, 0) {}
-  [[nodiscard]] std::size_t size() const { return count_; }
-  [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
-  /// Returns (index, inserted).
-  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s) {
-    if ((count_ + 1) * 2 > table_.size()) grow();
-    std::size_t mask = table_.size() - 1;
-    for (std::size_t i = hash_bytes(s, stride_) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t e = table_[i];
-      if (e == 0) {
-        arena_.insert(arena_.end(), s, s + stride_);
-        table_[i] = static_cast<std::uint32_t>(++count_);
-        return {static_cast<std::uint32_t>(count_ - 1), true};
-      }
-      if (std::memcmp(at(e - 1), s, stride_) == 0) return {e - 1, false};
-    }
+  Region() = default;
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  ~Region() {
+    if (base_ != nullptr) munmap(base_, bytes_);
   }
-  [[nodiscard]] std::size_t bytes_per_state() const { return stride_ + 2 * sizeof(std::uint32_t); }
+  [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  /// Grows to at least `bytes` (contents kept, new bytes zero).
+  void grow(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    bytes = (bytes + huge - 1) / huge * huge;
+    void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                               : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+    base_ = p;
+    bytes_ = bytes;
+  }
+  void swap(Region& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(bytes_, o.bytes_);
+  }
 
  private:
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// The set of stored states: an arena of packed states and an open-addressing index (linear
+/// probing). Each slot holds the state's number and 32 further bits of its hash, so that a probe
+/// compares the stored bytes only when the hashes agree: a mismatch costs no access to the arena.
+class StateSet {
+ public:
+  explicit StateSet(std::size_t stride) : stride_(stride) { table_.grow(slots_ * sizeof(std::uint64_t)); }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
+  /// Makes room for `extra` insertions without growing the index (so prefetched slots stay valid).
+  void reserve(std::size_t extra) {
+    while ((count_ + extra) * 10 > slots_ * 7) grow();  // load factor at most 0.7
+    if ((count_ + extra) * stride_ > arena_.bytes())
+      arena_.grow(std::max((count_ + extra) * stride_, 2 * arena_.bytes()));
+  }
+  [[nodiscard]] std::uint64_t hash(const std::uint8_t* s) const { return hash_bytes(s, stride_); }
+  void prefetch(std::uint64_t h) const { __builtin_prefetch(slot() + (h & (slots_ - 1))); }
+  /// Returns (index, inserted); needs reserve() first. `h` is hash(s).
+  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t h) {
+    const std::size_t mask = slots_ - 1;
+    const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
+    std::uint64_t* t = slot();
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const std::uint64_t e = t[i];
+      if (e == 0) {
+        std::memcpy(arena_.data() + count_ * stride_, s, stride_);
+        t[i] = tag | static_cast<std::uint32_t>(++count_);
+        return {static_cast<std::uint32_t>(count_ - 1), true};
+      }
+      if ((e & 0xFFFFFFFF00000000ull) == tag) {
+        const auto idx = static_cast<std::uint32_t>(e) - 1;
+        if (std::memcmp(at(idx), s, stride_) == 0) return {idx, false};
+      }
+    }
+  }
+  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s) {
+    reserve(1);
+    return insert(s, hash(s));
+  }
+  /// Arena plus index, per stored state.
+  [[nodiscard]] std::size_t bytes_per_state() const {
+    return count_ == 0 ? stride_ : stride_ + slots_ * sizeof(std::uint64_t) / count_;
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t* slot() const { return reinterpret_cast<std::uint64_t*>(table_.data()); }
   void grow() {
-    std::vector<std::uint32_t> t(table_.size() * 2, 0);
-    const std::size_t mask = t.size() - 1;
-    for (std::uint32_t e : table_) {
+    Region bigger;
+    bigger.grow(2 * slots_ * sizeof(std::uint64_t));
+    auto* t = reinterpret_cast<std::uint64_t*>(bigger.data());
+    const std::size_t mask = 2 * slots_ - 1;
+    for (std::size_t j = 0; j < slots_; ++j) {
+      const std::uint64_t e = slot()[j];
       if (e == 0) continue;
-      std::size_t i = hash_bytes(at(e - 1), stride_) & mask;
+      std::size_t i = hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_) & mask;
       while (t[i] != 0) i = (i + 1) & mask;
       t[i] = e;
     }
-    table_.swap(t);
+    table_.swap(bigger);
+    slots_ *= 2;
   }
   std::size_t stride_;
   std::size_t count_ = 0;
-  std::vector<std::uint8_t> arena_;
-  std::vector<std::uint32_t> table_;
+  std::size_t slots_ = std::size_t{1} << 16;
+  Region arena_;
+  Region table_;
 };
 
 // Task identity of an action in the liveness graph, plus flags.
@@ -277,6 +350,7 @@ Result check(const Instance& inst, const Options& opt) {
   Graph gr;
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;
+  std::array<unsigned, 2> transition_problems{};  // internal, P3
 
   auto store = [&](const Global& g) {
     if (symmetry)
@@ -303,43 +377,71 @@ Result check(const Instance& inst, const Options& opt) {
   check_state(init, 0);
   bool truncated = false;
   Global g;
+  // The successors of one state are generated first and their index slots prefetched, so that the
+  // (mostly cache-missing) lookups of one state overlap instead of running one after another.
+  struct Successor {
+    Label label;
+    Outcome outcome;
+    Global next;
+    std::uint64_t hash;
+  };
+  std::vector<Successor> batch;
+  std::vector<std::uint8_t> packed;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
     model.unpack(set.at(i), g);
     if (opt.liveness) gr.state_begin.push_back(gr.task.size());
+    batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
-      ++res.transitions;
-      if (!o.problem.empty()) {
-        const std::string kind = o.problem.substr(0, o.problem.find(':'));
-        report(Pending{kind, kind, o.problem, o.problem_nodes, i, true, l});
+      batch.push_back(Successor{l, o, next, 0});
+    });
+    res.transitions += batch.size();
+    if (set.size() + batch.size() > opt.max_states) {
+      truncated = true;  // stop storing new states; liveness is not decided on a truncated graph
+      for (const Successor& sc : batch)
+        if (sc.outcome.problem != Problem::none &&
+            transition_problems[sc.outcome.problem == Problem::p3] < opt.per_kind) {
+          ++transition_problems[sc.outcome.problem == Problem::p3];
+          const std::string kind = problem_kind(sc.outcome.problem);
+          report(Pending{kind, kind, problem_text(sc.outcome), {sc.outcome.problem_node}, i, true, sc.label});
+        }
+      continue;
+    }
+    set.reserve(batch.size());
+    packed.resize(batch.size() * stride);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      std::uint8_t* out = packed.data() + b * stride;
+      if (symmetry)
+        model.canonical(batch[b].next, out, scratch.data());
+      else
+        model.pack(batch[b].next, out);
+      batch[b].hash = set.hash(out);
+      set.prefetch(batch[b].hash);
+    }
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const Label& l = batch[b].label;
+      const Outcome& o = batch[b].outcome;
+      // Counting per kind first keeps the (frequent) repeats of a known problem allocation-free.
+      if (o.problem != Problem::none && transition_problems[o.problem == Problem::p3] < opt.per_kind) {
+        ++transition_problems[o.problem == Problem::p3];
+        const std::string kind = problem_kind(o.problem);
+        report(Pending{kind, kind, problem_text(o), {o.problem_node}, i, true, l});
       }
-      std::uint32_t idx = 0;
-      if (set.size() >= opt.max_states) {
-        truncated = true;
-        // Keep exploring only into known states.
-        if (symmetry)
-          model.canonical(next, buf.data(), scratch.data());
-        else
-          model.pack(next, buf.data());
-        // (no insertion)
-        return;
-      }
-      auto [j, inserted] = store(next);
-      idx = j;
+      auto [idx, inserted] = set.insert(packed.data() + b * stride, batch[b].hash);
       if (inserted) {
         parent.push_back(i);
         depth.push_back(static_cast<std::uint16_t>(depth[i] + 1));
         res.max_depth = std::max<unsigned>(res.max_depth, depth.back());
-        check_state(next, idx);
+        check_state(batch[b].next, idx);
       }
-      if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) return;
+      if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
       if (l.probabilistic && l.prio > 0) {
         gr.target.push_back(idx);
-        return;
+        continue;
       }
       gr.task.push_back(task_of(l, o));
       gr.act_begin.push_back(gr.target.size());
       gr.target.push_back(idx);
-    });
+    }
     if (opt.liveness && gr.task.size() == gr.state_begin.back()) {
       // No node move is possible: time passes (a stutter step, not a task of any node).
       gr.task.push_back(stutter_task);
