@@ -142,6 +142,13 @@ class StateSet {
   }
   [[nodiscard]] std::uint64_t hash(const std::uint8_t* s) const { return hash_bytes(s, stride_); }
   void prefetch(std::uint64_t h) const { __builtin_prefetch(slot() + (h & (slots_ - 1))); }
+  /// Prefetches the stored state the first matching slot points at (a hint: most successors
+  /// are already stored, and comparing them is the second cache miss of a lookup).
+  void prefetch_match(std::uint64_t h) const {
+    const std::uint64_t e = slot()[h & (slots_ - 1)];
+    if (e != 0 && (e & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull))
+      __builtin_prefetch(at(static_cast<std::uint32_t>(e) - 1));
+  }
   /// Returns (index, inserted); needs reserve() first. `h` is hash(s).
   std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t h) {
     const std::size_t mask = slots_ - 1;
@@ -196,6 +203,7 @@ class StateSet {
 // Task identity of an action in the liveness graph, plus flags.
 constexpr std::uint32_t completes_bit = 1u << 24;
 constexpr std::uint32_t fair_bit = 1u << 25;
+constexpr std::uint32_t probabilistic_bit = 1u << 26;
 constexpr std::uint32_t task_mask = completes_bit - 1;
 constexpr std::uint32_t stutter_task = task_mask;
 
@@ -222,12 +230,27 @@ struct Pending {
   Label label;  ///< the violating transition, for transition problems
 };
 
-/// The liveness graph: actions of node moves (no topology moves) in CSR form.
+/// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
+/// targets if it draws a priority (probabilistic_bit) and one otherwise, so the targets of the
+/// actions of a state are found from the state's first target without storing an offset per
+/// action (8 bytes per action saved).
 struct Graph {
-  std::vector<std::uint64_t> state_begin;  ///< first action of each state (size states+1)
-  std::vector<std::uint32_t> task;         ///< per action
-  std::vector<std::uint64_t> act_begin;    ///< first target of each action (size actions+1)
+  std::vector<std::uint64_t> state_begin;   ///< first action of each state (size states+1)
+  std::vector<std::uint64_t> target_begin;  ///< first target of each state (size states+1)
+  std::vector<std::uint32_t> task;          ///< per action: task_of | probabilistic_bit
   std::vector<std::uint32_t> target;
+  unsigned k = 2;
+  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (task[a] & probabilistic_bit) ? k : 1; }
+  /// Calls f(action, first target, end of targets) for each action of state s.
+  template <class F>
+  void each_action(std::size_t s, F&& f) const {
+    std::uint64_t t = target_begin[s];
+    for (std::uint64_t a = state_begin[s]; a < state_begin[s + 1]; ++a) {
+      const std::uint64_t e = t + outcomes(a);
+      f(a, t, e);
+      t = e;
+    }
+  }
 };
 
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
@@ -242,20 +265,20 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = 1;
   std::vector<std::uint32_t> comp(n, UINT32_MAX), low(n), index(n, UINT32_MAX);
   std::vector<std::uint32_t> stack, call_state;
-  std::vector<std::uint64_t> call_act, call_tgt;
+  std::vector<std::uint64_t> call_act, call_tgt, call_end;
   std::vector<std::uint8_t> on_stack(n, 0);
   for (;;) {
     // Drop actions with an outcome outside the set.
     for (std::size_t s = 0; s < n; ++s) {
       if (!in[s]) continue;
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
-        if (!allowed[a]) continue;
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+        if (!allowed[a]) return;
+        for (std::uint64_t t = tb; t < te; ++t)
           if (!in[gr.target[t]]) {
             allowed[a] = 0;
             break;
           }
-      }
+      });
     }
     // Tarjan's SCCs over allowed actions (iterative).
     std::fill(index.begin(), index.end(), UINT32_MAX);
@@ -269,18 +292,22 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         on_stack[s] = 1;
         call_state.push_back(s);
         call_act.push_back(gr.state_begin[s]);
-        call_tgt.push_back(gr.state_begin[s] < gr.state_begin[s + 1] ? gr.act_begin[gr.state_begin[s]] : 0);
+        call_tgt.push_back(gr.target_begin[s]);
+        call_end.push_back(gr.target_begin[s] +
+                           (gr.state_begin[s] < gr.state_begin[s + 1] ? gr.outcomes(gr.state_begin[s]) : 0));
       };
       push(static_cast<std::uint32_t>(root));
       while (!call_state.empty()) {
         const std::uint32_t s = call_state.back();
         std::uint64_t& a = call_act.back();
         std::uint64_t& t = call_tgt.back();
+        std::uint64_t& te = call_end.back();  // end of the targets of action a
         bool descended = false;
         while (a < gr.state_begin[s + 1]) {
-          if (!allowed[a] || t >= gr.act_begin[a + 1]) {
+          if (!allowed[a] || t >= te) {
             ++a;
-            if (a < gr.state_begin[s + 1]) t = gr.act_begin[a];
+            t = te;
+            if (a < gr.state_begin[s + 1]) te = t + gr.outcomes(a);
             continue;
           }
           const std::uint32_t w = gr.target[t++];
@@ -305,6 +332,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         call_state.pop_back();
         call_act.pop_back();
         call_tgt.pop_back();
+        call_end.pop_back();
         if (!call_state.empty()) low[call_state.back()] = std::min(low[call_state.back()], low[s]);
       }
     }
@@ -313,16 +341,16 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
     for (std::size_t s = 0; s < n; ++s) {
       if (!in[s]) continue;
       bool any = false;
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
-        if (!allowed[a]) continue;
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+        if (!allowed[a]) return;
+        for (std::uint64_t t = tb; t < te; ++t)
           if (comp[gr.target[t]] != comp[s]) {
             allowed[a] = 0;
             changed = true;  // the component may split: recompute
             break;
           }
         any = any || allowed[a];
-      }
+      });
       if (!any) {
         in[s] = 0;
         changed = true;
@@ -348,6 +376,7 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<std::uint32_t> parent;
   std::vector<std::uint16_t> depth;
   Graph gr;
+  gr.k = inst.k;
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;
   std::array<unsigned, 2> transition_problems{};  // internal, P3
@@ -389,7 +418,10 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<std::uint8_t> packed;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
     model.unpack(set.at(i), g);
-    if (opt.liveness) gr.state_begin.push_back(gr.task.size());
+    if (opt.liveness) {
+      gr.state_begin.push_back(gr.task.size());
+      gr.target_begin.push_back(gr.target.size());
+    }
     batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
       batch.push_back(Successor{l, o, next, 0});
@@ -417,6 +449,7 @@ Result check(const Instance& inst, const Options& opt) {
       batch[b].hash = set.hash(out);
       set.prefetch(batch[b].hash);
     }
+    for (const Successor& sc : batch) set.prefetch_match(sc.hash);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const Label& l = batch[b].label;
       const Outcome& o = batch[b].outcome;
@@ -438,21 +471,19 @@ Result check(const Instance& inst, const Options& opt) {
         gr.target.push_back(idx);
         continue;
       }
-      gr.task.push_back(task_of(l, o));
-      gr.act_begin.push_back(gr.target.size());
+      gr.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
       gr.target.push_back(idx);
     }
     if (opt.liveness && gr.task.size() == gr.state_begin.back()) {
       // No node move is possible: time passes (a stutter step, not a task of any node).
       gr.task.push_back(stutter_task);
-      gr.act_begin.push_back(gr.target.size());
       gr.target.push_back(i);
     }
   }
   res.states = set.size();
   if (opt.liveness) {
     gr.state_begin.push_back(gr.task.size());
-    gr.act_begin.push_back(gr.target.size());
+    gr.target_begin.push_back(gr.target.size());
   }
 
   if (opt.liveness && !truncated) {
@@ -461,15 +492,13 @@ Result check(const Instance& inst, const Options& opt) {
     std::vector<std::uint64_t> rbegin(n + 1, 0);
     std::vector<std::uint32_t> rsrc(gr.target.size());
     for (std::size_t s = 0; s < n; ++s)
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t) ++rbegin[gr.target[t] + 1];
+      for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) ++rbegin[gr.target[t] + 1];
     for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
     {
       std::vector<std::uint64_t> fill(rbegin.begin(), rbegin.end() - 1);
       for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
-            rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
+        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t)
+          rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
     }
     std::vector<InitiatorState> st(n);
     for (unsigned u = 0; u < inst.nodes; ++u) {
@@ -556,12 +585,11 @@ Result check(const Instance& inst, const Options& opt) {
                   }
             }
             std::fprintf(stderr, "\n");
-            for (std::uint64_t a = gr.state_begin[m]; a < gr.state_begin[m + 1]; ++a) {
-              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a], allowed[a]);
-              for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
-                std::fprintf(stderr, " %u", gr.target[t]);
+            gr.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a] & ~probabilistic_bit, allowed[a]);
+              for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", gr.target[t]);
               std::fprintf(stderr, "\n");
-            }
+            });
           }
         const std::string where(core::to_string(st[s]));
         report(Pending{"P7",
@@ -611,9 +639,11 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
+  // Stored per state: packed state and index, parent and depth (for counterexamples), and in
+  // liveness runs the graph (two offsets per state, a task per action, a number per target).
   res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (gr.task.size() * 12 + gr.target.size() * 4 + 8 * res.states) / res.states : 0);
+      set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
+      (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * 4) / res.states + 16 : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
