@@ -255,6 +255,11 @@ struct Graph {
 
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
 /// state (UINT32_MAX outside), and `allowed` per action.
+///
+/// Only components that changed are decomposed again: after an iteration every allowed action
+/// stays inside its strongly connected component, so a component in which no action and no state
+/// was dropped is final (it is strongly connected and closed), and states and actions dropped in
+/// one component can only affect that component.
 std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in,
                                           std::vector<std::uint8_t>& allowed) {
   const std::size_t n = in.size();
@@ -267,10 +272,15 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
   std::vector<std::uint32_t> stack, call_state;
   std::vector<std::uint64_t> call_act, call_tgt, call_end;
   std::vector<std::uint8_t> on_stack(n, 0);
+  std::vector<std::uint8_t> redo(n, 0), dirty;  // per state: in a component to decompose; per component id
+  bool first = true;
+  std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
   for (;;) {
+    for (std::size_t s = 0; s < n; ++s) redo[s] = in[s] && (first || dirty[comp[s]]);
+    first = false;
     // Drop actions with an outcome outside the set.
     for (std::size_t s = 0; s < n; ++s) {
-      if (!in[s]) continue;
+      if (!redo[s]) continue;
       gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
         if (!allowed[a]) return;
         for (std::uint64_t t = tb; t < te; ++t)
@@ -281,11 +291,13 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       });
     }
     // Tarjan's SCCs over allowed actions (iterative).
-    std::fill(index.begin(), index.end(), UINT32_MAX);
-    std::fill(comp.begin(), comp.end(), UINT32_MAX);
-    std::uint32_t next_index = 0, next_comp = 0;
+    // Allowed actions of a state to decompose lead only to states to decompose (the first time
+    // all states are; later, allowed actions stay in their old component, which is dirty).
+    for (std::size_t s = 0; s < n; ++s)
+      if (redo[s]) index[s] = UINT32_MAX;
+    std::uint32_t next_index = 0;
     for (std::size_t root = 0; root < n; ++root) {
-      if (!in[root] || index[root] != UINT32_MAX) continue;
+      if (!redo[root] || index[root] != UINT32_MAX) continue;
       auto push = [&](std::uint32_t s) {
         index[s] = low[s] = next_index++;
         stack.push_back(s);
@@ -337,22 +349,25 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       }
     }
     // Drop actions leaving their component; drop states left without actions.
+    dirty.assign(next_comp, 0);
     bool changed = false;
     for (std::size_t s = 0; s < n; ++s) {
-      if (!in[s]) continue;
+      if (!redo[s]) continue;
       bool any = false;
       gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
         if (!allowed[a]) return;
         for (std::uint64_t t = tb; t < te; ++t)
           if (comp[gr.target[t]] != comp[s]) {
             allowed[a] = 0;
-            changed = true;  // the component may split: recompute
+            dirty[comp[s]] = 1;  // the component may split: decompose it again
+            changed = true;
             break;
           }
         any = any || allowed[a];
       });
       if (!any) {
         in[s] = 0;
+        dirty[comp[s]] = 1;
         changed = true;
       }
     }
