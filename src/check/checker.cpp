@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <new>
+#include <span>
 #include <sstream>
 
 #include "model.hpp"
@@ -382,6 +384,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
 
 Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   Result res;
   const Model model(inst);
   const bool symmetry = opt.symmetry && !opt.liveness;  // fairness refers to node identities
@@ -496,6 +499,7 @@ Result check(const Instance& inst, const Options& opt) {
     }
   }
   res.states = set.size();
+  res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) {
     gr.state_begin.push_back(gr.task.size());
     gr.target_begin.push_back(gr.target.size());
@@ -517,10 +521,7 @@ Result check(const Instance& inst, const Options& opt) {
     }
     std::vector<InitiatorState> st(n);
     for (unsigned u = 0; u < inst.nodes; ++u) {
-      for (std::size_t s = 0; s < n; ++s) {
-        model.unpack(set.at(s), g);
-        st[s] = g.n[u].s.state;
-      }
+      for (std::size_t s = 0; s < n; ++s) st[s] = model.packed_state(set.at(s), u);
       // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
       std::vector<std::uint8_t> good(n, 0);
       std::vector<std::uint32_t> queue;
@@ -550,11 +551,27 @@ Result check(const Instance& inst, const Options& opt) {
       std::vector<std::uint8_t> in(n), allowed;
       for (std::size_t s = 0; s < n; ++s) in[s] = st[s] != InitiatorState::idle;
       const auto comp = end_components(gr, in, allowed);
-      std::map<std::uint32_t, std::vector<std::uint32_t>> members;
+      // The members of each component, grouped by sorting (component, state) pairs: one
+      // allocation instead of one per component.
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> by_comp;
       for (std::size_t s = 0; s < n; ++s)
-        if (comp[s] != UINT32_MAX) members[comp[s]].push_back(static_cast<std::uint32_t>(s));
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, comp)
-      for (auto& [c, ms] : members) {
+        if (comp[s] != UINT32_MAX) by_comp.emplace_back(comp[s], static_cast<std::uint32_t>(s));
+      std::sort(by_comp.begin(), by_comp.end());
+      std::vector<std::uint32_t> member_state(by_comp.size());
+      std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in member_state
+      for (std::size_t i = 0; i < by_comp.size(); ++i) {
+        member_state[i] = by_comp[i].second;
+        if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
+        groups.back().second = i + 1;
+      }
+      by_comp = {};
+      auto members = [&](std::uint32_t c) {
+        return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
+                                              groups[c].second - groups[c].first);
+      };
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, group)
+      for (std::uint32_t c = 0; c < groups.size(); ++c) {
+        const auto ms = members(c);
         // Candidate tasks: fair tasks enabled at the first member.
         std::vector<std::uint32_t> cand;
         for (std::uint64_t a = gr.state_begin[ms[0]]; a < gr.state_begin[ms[0] + 1]; ++a)
@@ -581,7 +598,7 @@ Result check(const Instance& inst, const Options& opt) {
       std::sort(fair_entries.begin(), fair_entries.end());
       for (auto [s, c] : fair_entries) {
         if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
-          for (std::uint32_t m : members[c]) {
+          for (std::uint32_t m : members(c)) {
             model.unpack(set.at(m), g);
             std::fprintf(stderr, "ec %u state %u:", c, m);
             for (unsigned w = 0; w < inst.nodes; ++w) {
@@ -611,7 +628,7 @@ Result check(const Instance& inst, const Options& opt) {
                        "P7/" + where,
                        "node " + std::to_string(u) + " can stay in " + where +
                            " forever under weak fairness with positive probability (a fair end component of " +
-                           std::to_string(members[c].size()) + " states)",
+                           std::to_string(members(c).size()) + " states)",
                        {u},
                        s,
                        false,
@@ -662,6 +679,7 @@ Result check(const Instance& inst, const Options& opt) {
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   return res;
 }
 

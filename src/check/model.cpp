@@ -90,6 +90,11 @@ void Model::unpack_node(const std::uint8_t* in, NodeRec& r) const {
   }
 }
 
+core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
+  constexpr std::size_t state_in_tail = offsetof(NState, state) - tail_offset;
+  return static_cast<core::InitiatorState>(in[1 + u * node_bytes_ + planes_offset + planes_ + state_in_tail]);
+}
+
 void Model::pack(const Global& g, std::uint8_t* out) const {
   out[0] = g.changes_left;
   for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, out + 1 + u * node_bytes_);

@@ -92,6 +92,8 @@ class Model {
   [[nodiscard]] std::size_t stride() const { return 1 + inst_.nodes * node_bytes_; }
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
+  /// The `state` register of node u in a packed state (without unpacking the rest).
+  [[nodiscard]] core::InitiatorState packed_state(const std::uint8_t* in, unsigned u) const;
   /// Lexicographically smallest packing over node permutations; returns the permutation used
   /// (perm[old] = new).
   void canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const;
