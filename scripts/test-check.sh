@@ -33,7 +33,8 @@ echo "-- --json fields"
 python3 - "$tmp/j.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-for key in ("verdict", "states", "transitions", "seconds", "violations"):
+for key in ("verdict", "states", "transitions", "seconds", "states_per_second", "bytes_per_state",
+            "cpu_seconds", "states_per_cpu_second", "explore_cpu_seconds", "violations"):
     assert key in j, key
 assert j["verdict"] == "fail"
 for v in j["violations"]:

@@ -1,11 +1,17 @@
 // Breadth-first exploration, invariants, deadlock and fair end components (docs/checker.md).
 #include "lmx/check/checker.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
+#include <new>
+#include <span>
 #include <sstream>
 
 #include "model.hpp"
@@ -64,65 +70,142 @@ std::string describe(const Instance& inst) {
 
 namespace {
 
+inline std::uint64_t mix(std::uint64_t h) {  // the MurmurHash3 finaliser: every bit affects every bit
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
   std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
   }
   std::uint64_t w = 0;
   std::memcpy(&w, p + i, n - i);
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 29;
-  return h;
+  return mix(h ^ w);
 }
 
-/// The set of stored states: an arena of packed states and an open-addressing index.
-class StateSet {
+/// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
+/// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
+/// lookup also misses the TLB.
+class Region {
  public:
-  explicit StateSet(std::size_t stride) : stride_(stride), table_(1u << 16, 0) {}
-  [[nodiscard]] std::size_t size() const { return count_; }
-  [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
-  /// Returns (index, inserted).
-  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s) {
-    if ((count_ + 1) * 2 > table_.size()) grow();
-    std::size_t mask = table_.size() - 1;
-    for (std::size_t i = hash_bytes(s, stride_) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t e = table_[i];
-      if (e == 0) {
-        arena_.insert(arena_.end(), s, s + stride_);
-        table_[i] = static_cast<std::uint32_t>(++count_);
-        return {static_cast<std::uint32_t>(count_ - 1), true};
-      }
-      if (std::memcmp(at(e - 1), s, stride_) == 0) return {e - 1, false};
-    }
+  Region() = default;
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  ~Region() {
+    if (base_ != nullptr) munmap(base_, bytes_);
   }
-  [[nodiscard]] std::size_t bytes_per_state() const { return stride_ + 2 * sizeof(std::uint32_t); }
+  [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  /// Grows to at least `bytes` (contents kept, new bytes zero).
+  void grow(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    bytes = (bytes + huge - 1) / huge * huge;
+    void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                               : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+    base_ = p;
+    bytes_ = bytes;
+  }
+  void swap(Region& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(bytes_, o.bytes_);
+  }
 
  private:
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// The set of stored states: an arena of packed states and an open-addressing index (linear
+/// probing). Each slot holds the state's number and 32 further bits of its hash, so that a probe
+/// compares the stored bytes only when the hashes agree: a mismatch costs no access to the arena.
+class StateSet {
+ public:
+  explicit StateSet(std::size_t stride) : stride_(stride) { table_.grow(slots_ * sizeof(std::uint64_t)); }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
+  /// Makes room for `extra` insertions without growing the index (so prefetched slots stay valid).
+  void reserve(std::size_t extra) {
+    while ((count_ + extra) * 10 > slots_ * 7) grow();  // load factor at most 0.7
+    if ((count_ + extra) * stride_ > arena_.bytes())
+      arena_.grow(std::max((count_ + extra) * stride_, 2 * arena_.bytes()));
+  }
+  [[nodiscard]] std::uint64_t hash(const std::uint8_t* s) const { return hash_bytes(s, stride_); }
+  void prefetch(std::uint64_t h) const { __builtin_prefetch(slot() + (h & (slots_ - 1))); }
+  /// Prefetches the stored state the first matching slot points at (a hint: most successors
+  /// are already stored, and comparing them is the second cache miss of a lookup).
+  void prefetch_match(std::uint64_t h) const {
+    const std::uint64_t e = slot()[h & (slots_ - 1)];
+    if (e != 0 && (e & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull))
+      __builtin_prefetch(at(static_cast<std::uint32_t>(e) - 1));
+  }
+  /// Returns (index, inserted); needs reserve() first. `h` is hash(s).
+  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t h) {
+    const std::size_t mask = slots_ - 1;
+    const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
+    std::uint64_t* t = slot();
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const std::uint64_t e = t[i];
+      if (e == 0) {
+        std::memcpy(arena_.data() + count_ * stride_, s, stride_);
+        t[i] = tag | static_cast<std::uint32_t>(++count_);
+        return {static_cast<std::uint32_t>(count_ - 1), true};
+      }
+      if ((e & 0xFFFFFFFF00000000ull) == tag) {
+        const auto idx = static_cast<std::uint32_t>(e) - 1;
+        if (std::memcmp(at(idx), s, stride_) == 0) return {idx, false};
+      }
+    }
+  }
+  std::pair<std::uint32_t, bool> insert(const std::uint8_t* s) {
+    reserve(1);
+    return insert(s, hash(s));
+  }
+  /// Arena plus index, per stored state.
+  [[nodiscard]] std::size_t bytes_per_state() const {
+    return count_ == 0 ? stride_ : stride_ + slots_ * sizeof(std::uint64_t) / count_;
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t* slot() const { return reinterpret_cast<std::uint64_t*>(table_.data()); }
   void grow() {
-    std::vector<std::uint32_t> t(table_.size() * 2, 0);
-    const std::size_t mask = t.size() - 1;
-    for (std::uint32_t e : table_) {
+    Region bigger;
+    bigger.grow(2 * slots_ * sizeof(std::uint64_t));
+    auto* t = reinterpret_cast<std::uint64_t*>(bigger.data());
+    const std::size_t mask = 2 * slots_ - 1;
+    for (std::size_t j = 0; j < slots_; ++j) {
+      const std::uint64_t e = slot()[j];
       if (e == 0) continue;
-      std::size_t i = hash_bytes(at(e - 1), stride_) & mask;
+      std::size_t i = hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_) & mask;
       while (t[i] != 0) i = (i + 1) & mask;
       t[i] = e;
     }
-    table_.swap(t);
+    table_.swap(bigger);
+    slots_ *= 2;
   }
   std::size_t stride_;
   std::size_t count_ = 0;
-  std::vector<std::uint8_t> arena_;
-  std::vector<std::uint32_t> table_;
+  std::size_t slots_ = std::size_t{1} << 16;
+  Region arena_;
+  Region table_;
 };
 
 // Task identity of an action in the liveness graph, plus flags.
 constexpr std::uint32_t completes_bit = 1u << 24;
 constexpr std::uint32_t fair_bit = 1u << 25;
+constexpr std::uint32_t probabilistic_bit = 1u << 26;
 constexpr std::uint32_t task_mask = completes_bit - 1;
 constexpr std::uint32_t stutter_task = task_mask;
 
@@ -149,16 +232,36 @@ struct Pending {
   Label label;  ///< the violating transition, for transition problems
 };
 
-/// The liveness graph: actions of node moves (no topology moves) in CSR form.
+/// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
+/// targets if it draws a priority (probabilistic_bit) and one otherwise, so the targets of the
+/// actions of a state are found from the state's first target without storing an offset per
+/// action (8 bytes per action saved).
 struct Graph {
-  std::vector<std::uint64_t> state_begin;  ///< first action of each state (size states+1)
-  std::vector<std::uint32_t> task;         ///< per action
-  std::vector<std::uint64_t> act_begin;    ///< first target of each action (size actions+1)
+  std::vector<std::uint64_t> state_begin;   ///< first action of each state (size states+1)
+  std::vector<std::uint64_t> target_begin;  ///< first target of each state (size states+1)
+  std::vector<std::uint32_t> task;          ///< per action: task_of | probabilistic_bit
   std::vector<std::uint32_t> target;
+  unsigned k = 2;
+  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (task[a] & probabilistic_bit) ? k : 1; }
+  /// Calls f(action, first target, end of targets) for each action of state s.
+  template <class F>
+  void each_action(std::size_t s, F&& f) const {
+    std::uint64_t t = target_begin[s];
+    for (std::uint64_t a = state_begin[s]; a < state_begin[s + 1]; ++a) {
+      const std::uint64_t e = t + outcomes(a);
+      f(a, t, e);
+      t = e;
+    }
+  }
 };
 
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
 /// state (UINT32_MAX outside), and `allowed` per action.
+///
+/// Only components that changed are decomposed again: after an iteration every allowed action
+/// stays inside its strongly connected component, so a component in which no action and no state
+/// was dropped is final (it is strongly connected and closed), and states and actions dropped in
+/// one component can only affect that component.
 std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in,
                                           std::vector<std::uint8_t>& allowed) {
   const std::size_t n = in.size();
@@ -169,45 +272,56 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = 1;
   std::vector<std::uint32_t> comp(n, UINT32_MAX), low(n), index(n, UINT32_MAX);
   std::vector<std::uint32_t> stack, call_state;
-  std::vector<std::uint64_t> call_act, call_tgt;
+  std::vector<std::uint64_t> call_act, call_tgt, call_end;
   std::vector<std::uint8_t> on_stack(n, 0);
+  std::vector<std::uint8_t> redo(n, 0), dirty;  // per state: in a component to decompose; per component id
+  bool first = true;
+  std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
   for (;;) {
+    for (std::size_t s = 0; s < n; ++s) redo[s] = in[s] && (first || dirty[comp[s]]);
+    first = false;
     // Drop actions with an outcome outside the set.
     for (std::size_t s = 0; s < n; ++s) {
-      if (!in[s]) continue;
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
-        if (!allowed[a]) continue;
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+      if (!redo[s]) continue;
+      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+        if (!allowed[a]) return;
+        for (std::uint64_t t = tb; t < te; ++t)
           if (!in[gr.target[t]]) {
             allowed[a] = 0;
             break;
           }
-      }
+      });
     }
     // Tarjan's SCCs over allowed actions (iterative).
-    std::fill(index.begin(), index.end(), UINT32_MAX);
-    std::fill(comp.begin(), comp.end(), UINT32_MAX);
-    std::uint32_t next_index = 0, next_comp = 0;
+    // Allowed actions of a state to decompose lead only to states to decompose (the first time
+    // all states are; later, allowed actions stay in their old component, which is dirty).
+    for (std::size_t s = 0; s < n; ++s)
+      if (redo[s]) index[s] = UINT32_MAX;
+    std::uint32_t next_index = 0;
     for (std::size_t root = 0; root < n; ++root) {
-      if (!in[root] || index[root] != UINT32_MAX) continue;
+      if (!redo[root] || index[root] != UINT32_MAX) continue;
       auto push = [&](std::uint32_t s) {
         index[s] = low[s] = next_index++;
         stack.push_back(s);
         on_stack[s] = 1;
         call_state.push_back(s);
         call_act.push_back(gr.state_begin[s]);
-        call_tgt.push_back(gr.state_begin[s] < gr.state_begin[s + 1] ? gr.act_begin[gr.state_begin[s]] : 0);
+        call_tgt.push_back(gr.target_begin[s]);
+        call_end.push_back(gr.target_begin[s] +
+                           (gr.state_begin[s] < gr.state_begin[s + 1] ? gr.outcomes(gr.state_begin[s]) : 0));
       };
       push(static_cast<std::uint32_t>(root));
       while (!call_state.empty()) {
         const std::uint32_t s = call_state.back();
         std::uint64_t& a = call_act.back();
         std::uint64_t& t = call_tgt.back();
+        std::uint64_t& te = call_end.back();  // end of the targets of action a
         bool descended = false;
         while (a < gr.state_begin[s + 1]) {
-          if (!allowed[a] || t >= gr.act_begin[a + 1]) {
+          if (!allowed[a] || t >= te) {
             ++a;
-            if (a < gr.state_begin[s + 1]) t = gr.act_begin[a];
+            t = te;
+            if (a < gr.state_begin[s + 1]) te = t + gr.outcomes(a);
             continue;
           }
           const std::uint32_t w = gr.target[t++];
@@ -232,26 +346,30 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         call_state.pop_back();
         call_act.pop_back();
         call_tgt.pop_back();
+        call_end.pop_back();
         if (!call_state.empty()) low[call_state.back()] = std::min(low[call_state.back()], low[s]);
       }
     }
     // Drop actions leaving their component; drop states left without actions.
+    dirty.assign(next_comp, 0);
     bool changed = false;
     for (std::size_t s = 0; s < n; ++s) {
-      if (!in[s]) continue;
+      if (!redo[s]) continue;
       bool any = false;
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) {
-        if (!allowed[a]) continue;
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
+      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+        if (!allowed[a]) return;
+        for (std::uint64_t t = tb; t < te; ++t)
           if (comp[gr.target[t]] != comp[s]) {
             allowed[a] = 0;
-            changed = true;  // the component may split: recompute
+            dirty[comp[s]] = 1;  // the component may split: decompose it again
+            changed = true;
             break;
           }
         any = any || allowed[a];
-      }
+      });
       if (!any) {
         in[s] = 0;
+        dirty[comp[s]] = 1;
         changed = true;
       }
     }
@@ -266,6 +384,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
 
 Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   Result res;
   const Model model(inst);
   const bool symmetry = opt.symmetry && !opt.liveness;  // fairness refers to node identities
@@ -275,8 +394,10 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<std::uint32_t> parent;
   std::vector<std::uint16_t> depth;
   Graph gr;
+  gr.k = inst.k;
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;
+  std::array<unsigned, 2> transition_problems{};  // internal, P3
 
   auto store = [&](const Global& g) {
     if (symmetry)
@@ -303,54 +424,85 @@ Result check(const Instance& inst, const Options& opt) {
   check_state(init, 0);
   bool truncated = false;
   Global g;
+  // The successors of one state are generated first and their index slots prefetched, so that the
+  // (mostly cache-missing) lookups of one state overlap instead of running one after another.
+  struct Successor {
+    Label label;
+    Outcome outcome;
+    Global next;
+    std::uint64_t hash;
+  };
+  std::vector<Successor> batch;
+  std::vector<std::uint8_t> packed;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
     model.unpack(set.at(i), g);
-    if (opt.liveness) gr.state_begin.push_back(gr.task.size());
+    if (opt.liveness) {
+      gr.state_begin.push_back(gr.task.size());
+      gr.target_begin.push_back(gr.target.size());
+    }
+    batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
-      ++res.transitions;
-      if (!o.problem.empty()) {
-        const std::string kind = o.problem.substr(0, o.problem.find(':'));
-        report(Pending{kind, kind, o.problem, o.problem_nodes, i, true, l});
+      batch.push_back(Successor{l, o, next, 0});
+    });
+    res.transitions += batch.size();
+    if (set.size() + batch.size() > opt.max_states) {
+      truncated = true;  // stop storing new states; liveness is not decided on a truncated graph
+      for (const Successor& sc : batch)
+        if (sc.outcome.problem != Problem::none &&
+            transition_problems[sc.outcome.problem == Problem::p3] < opt.per_kind) {
+          ++transition_problems[sc.outcome.problem == Problem::p3];
+          const std::string kind = problem_kind(sc.outcome.problem);
+          report(Pending{kind, kind, problem_text(sc.outcome), {sc.outcome.problem_node}, i, true, sc.label});
+        }
+      continue;
+    }
+    set.reserve(batch.size());
+    packed.resize(batch.size() * stride);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      std::uint8_t* out = packed.data() + b * stride;
+      if (symmetry)
+        model.canonical(batch[b].next, out, scratch.data());
+      else
+        model.pack(batch[b].next, out);
+      batch[b].hash = set.hash(out);
+      set.prefetch(batch[b].hash);
+    }
+    for (const Successor& sc : batch) set.prefetch_match(sc.hash);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const Label& l = batch[b].label;
+      const Outcome& o = batch[b].outcome;
+      // Counting per kind first keeps the (frequent) repeats of a known problem allocation-free.
+      if (o.problem != Problem::none && transition_problems[o.problem == Problem::p3] < opt.per_kind) {
+        ++transition_problems[o.problem == Problem::p3];
+        const std::string kind = problem_kind(o.problem);
+        report(Pending{kind, kind, problem_text(o), {o.problem_node}, i, true, l});
       }
-      std::uint32_t idx = 0;
-      if (set.size() >= opt.max_states) {
-        truncated = true;
-        // Keep exploring only into known states.
-        if (symmetry)
-          model.canonical(next, buf.data(), scratch.data());
-        else
-          model.pack(next, buf.data());
-        // (no insertion)
-        return;
-      }
-      auto [j, inserted] = store(next);
-      idx = j;
+      auto [idx, inserted] = set.insert(packed.data() + b * stride, batch[b].hash);
       if (inserted) {
         parent.push_back(i);
         depth.push_back(static_cast<std::uint16_t>(depth[i] + 1));
         res.max_depth = std::max<unsigned>(res.max_depth, depth.back());
-        check_state(next, idx);
+        check_state(batch[b].next, idx);
       }
-      if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) return;
+      if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
       if (l.probabilistic && l.prio > 0) {
         gr.target.push_back(idx);
-        return;
+        continue;
       }
-      gr.task.push_back(task_of(l, o));
-      gr.act_begin.push_back(gr.target.size());
+      gr.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
       gr.target.push_back(idx);
-    });
+    }
     if (opt.liveness && gr.task.size() == gr.state_begin.back()) {
       // No node move is possible: time passes (a stutter step, not a task of any node).
       gr.task.push_back(stutter_task);
-      gr.act_begin.push_back(gr.target.size());
       gr.target.push_back(i);
     }
   }
   res.states = set.size();
+  res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) {
     gr.state_begin.push_back(gr.task.size());
-    gr.act_begin.push_back(gr.target.size());
+    gr.target_begin.push_back(gr.target.size());
   }
 
   if (opt.liveness && !truncated) {
@@ -359,22 +511,17 @@ Result check(const Instance& inst, const Options& opt) {
     std::vector<std::uint64_t> rbegin(n + 1, 0);
     std::vector<std::uint32_t> rsrc(gr.target.size());
     for (std::size_t s = 0; s < n; ++s)
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-        for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t) ++rbegin[gr.target[t] + 1];
+      for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) ++rbegin[gr.target[t] + 1];
     for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
     {
       std::vector<std::uint64_t> fill(rbegin.begin(), rbegin.end() - 1);
       for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
-            rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
+        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t)
+          rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
     }
     std::vector<InitiatorState> st(n);
     for (unsigned u = 0; u < inst.nodes; ++u) {
-      for (std::size_t s = 0; s < n; ++s) {
-        model.unpack(set.at(s), g);
-        st[s] = g.n[u].s.state;
-      }
+      for (std::size_t s = 0; s < n; ++s) st[s] = model.packed_state(set.at(s), u);
       // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
       std::vector<std::uint8_t> good(n, 0);
       std::vector<std::uint32_t> queue;
@@ -404,11 +551,27 @@ Result check(const Instance& inst, const Options& opt) {
       std::vector<std::uint8_t> in(n), allowed;
       for (std::size_t s = 0; s < n; ++s) in[s] = st[s] != InitiatorState::idle;
       const auto comp = end_components(gr, in, allowed);
-      std::map<std::uint32_t, std::vector<std::uint32_t>> members;
+      // The members of each component, grouped by sorting (component, state) pairs: one
+      // allocation instead of one per component.
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> by_comp;
       for (std::size_t s = 0; s < n; ++s)
-        if (comp[s] != UINT32_MAX) members[comp[s]].push_back(static_cast<std::uint32_t>(s));
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, comp)
-      for (auto& [c, ms] : members) {
+        if (comp[s] != UINT32_MAX) by_comp.emplace_back(comp[s], static_cast<std::uint32_t>(s));
+      std::sort(by_comp.begin(), by_comp.end());
+      std::vector<std::uint32_t> member_state(by_comp.size());
+      std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in member_state
+      for (std::size_t i = 0; i < by_comp.size(); ++i) {
+        member_state[i] = by_comp[i].second;
+        if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
+        groups.back().second = i + 1;
+      }
+      by_comp = {};
+      auto members = [&](std::uint32_t c) {
+        return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
+                                              groups[c].second - groups[c].first);
+      };
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, group)
+      for (std::uint32_t c = 0; c < groups.size(); ++c) {
+        const auto ms = members(c);
         // Candidate tasks: fair tasks enabled at the first member.
         std::vector<std::uint32_t> cand;
         for (std::uint64_t a = gr.state_begin[ms[0]]; a < gr.state_begin[ms[0] + 1]; ++a)
@@ -435,7 +598,7 @@ Result check(const Instance& inst, const Options& opt) {
       std::sort(fair_entries.begin(), fair_entries.end());
       for (auto [s, c] : fair_entries) {
         if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
-          for (std::uint32_t m : members[c]) {
+          for (std::uint32_t m : members(c)) {
             model.unpack(set.at(m), g);
             std::fprintf(stderr, "ec %u state %u:", c, m);
             for (unsigned w = 0; w < inst.nodes; ++w) {
@@ -454,19 +617,18 @@ Result check(const Instance& inst, const Options& opt) {
                   }
             }
             std::fprintf(stderr, "\n");
-            for (std::uint64_t a = gr.state_begin[m]; a < gr.state_begin[m + 1]; ++a) {
-              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a], allowed[a]);
-              for (std::uint64_t t = gr.act_begin[a]; t < gr.act_begin[a + 1]; ++t)
-                std::fprintf(stderr, " %u", gr.target[t]);
+            gr.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a] & ~probabilistic_bit, allowed[a]);
+              for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", gr.target[t]);
               std::fprintf(stderr, "\n");
-            }
+            });
           }
         const std::string where(core::to_string(st[s]));
         report(Pending{"P7",
                        "P7/" + where,
                        "node " + std::to_string(u) + " can stay in " + where +
                            " forever under weak fairness with positive probability (a fair end component of " +
-                           std::to_string(members[c].size()) + " states)",
+                           std::to_string(members(c).size()) + " states)",
                        {u},
                        s,
                        false,
@@ -509,12 +671,15 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
+  // Stored per state: packed state and index, parent and depth (for counterexamples), and in
+  // liveness runs the graph (two offsets per state, a task per action, a number per target).
   res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (gr.task.size() * 12 + gr.target.size() * 4 + 8 * res.states) / res.states : 0);
+      set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
+      (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * 4) / res.states + 16 : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   return res;
 }
 

@@ -1,6 +1,8 @@
 #include "model.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <stdexcept>
 
 namespace lmx::check::detail {
 
@@ -8,12 +10,25 @@ using core::InitiatorState;
 using core::Message;
 using core::Port;
 
+// The packed node: Table-1 registers without the priority planes that stay 0 (bits >= ceil(log2 K)
+// of a priority < K), then D, persist, Lock calls left, the links of ports 1..Delta and the bags of
+// ports 0..Delta. Ports above Delta never hold anything, so dropping them loses no information.
+namespace {
+constexpr std::size_t planes_offset = offsetof(NState, priorities) + offsetof(core::Priorities<Word>, planes);
+constexpr std::size_t tail_offset = offsetof(NState, lock_port);
+static_assert(planes_offset + core::priority_planes == tail_offset && tail_offset + 3 == sizeof(NState),
+              "NodeState layout: registers, planes, lock, state, phase");
+}  // namespace
+
 Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
   const unsigned n = std::min(inst.nodes, max_nodes);
   for (unsigned i = 0; i < max_nodes; ++i) p[i] = static_cast<std::uint8_t>(i);
   do perms_.push_back(p);
   while (std::next_permutation(p.begin(), p.begin() + n));
+  while ((1u << planes_) < inst.k) ++planes_;
+  node_bytes_ =
+      static_cast<unsigned>(planes_offset + planes_ + 3 + 3 + inst.delta + (inst.delta + 1) * channel_capacity);
 }
 
 Global Model::initial() const {
@@ -36,15 +51,61 @@ Global Model::initial() const {
   return g;
 }
 
+void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out) const {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
+  for (unsigned b = planes_; b < core::priority_planes; ++b)
+    if (r.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
+  std::memcpy(out, s, planes_offset + planes_);
+  out += planes_offset + planes_;
+  std::memcpy(out, s + tail_offset, 3);
+  out += 3;
+  *out++ = r.d;
+  *out++ = r.persist;
+  *out++ = r.locks_left;
+  for (unsigned p = 0; p < inst_.delta; ++p) {
+    const std::uint8_t lk = r.link[p];
+    *out++ = perm == nullptr || lk == no_link ? lk : static_cast<std::uint8_t>(perm[lk >> 4] << 4 | (lk & 15));
+  }
+  for (unsigned p = 0; p <= inst_.delta; ++p) {
+    std::memcpy(out, r.chan[p].data(), channel_capacity);
+    out += channel_capacity;
+  }
+}
+
+void Model::unpack_node(const std::uint8_t* in, NodeRec& r) const {
+  r = NodeRec{};
+  r.link.fill(no_link);
+  auto* s = reinterpret_cast<std::uint8_t*>(&r.s);
+  std::memcpy(s, in, planes_offset + planes_);
+  in += planes_offset + planes_;
+  std::memcpy(s + tail_offset, in, 3);
+  in += 3;
+  r.d = *in++;
+  r.persist = *in++;
+  r.locks_left = *in++;
+  for (unsigned p = 0; p < inst_.delta; ++p) r.link[p] = *in++;
+  for (unsigned p = 0; p <= inst_.delta; ++p) {
+    std::memcpy(r.chan[p].data(), in, channel_capacity);
+    in += channel_capacity;
+  }
+}
+
+core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
+  constexpr std::size_t state_in_tail = offsetof(NState, state) - tail_offset;
+  return static_cast<core::InitiatorState>(in[1 + u * node_bytes_ + planes_offset + planes_ + state_in_tail]);
+}
+
 void Model::pack(const Global& g, std::uint8_t* out) const {
   out[0] = g.changes_left;
-  std::memcpy(out + 1, g.n.data(), inst_.nodes * sizeof(NodeRec));
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, out + 1 + u * node_bytes_);
 }
 
 void Model::unpack(const std::uint8_t* in, Global& g) const {
-  g = Global{};
   g.changes_left = in[0];
-  std::memcpy(g.n.data(), in + 1, inst_.nodes * sizeof(NodeRec));
+  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(in + 1 + u * node_bytes_, g.n[u]);
+  for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
+    g.n[u] = NodeRec{};
+  }
 }
 
 void Model::canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const {
@@ -53,12 +114,7 @@ void Model::canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch)
   for (std::size_t i = 1; i < perms_.size(); ++i) {
     const auto& perm = perms_[i];  // perm[old] = new
     scratch[0] = g.changes_left;
-    for (unsigned u = 0; u < inst_.nodes; ++u) {
-      NodeRec r = g.n[u];
-      for (auto& lk : r.link)
-        if (lk != no_link) lk = static_cast<std::uint8_t>(perm[lk >> 4] << 4 | (lk & 15));
-      std::memcpy(scratch + 1 + perm[u] * sizeof(NodeRec), &r, sizeof(NodeRec));
-    }
+    for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], perm.data(), scratch + 1 + perm[u] * node_bytes_);
     if (std::memcmp(scratch, out, len) < 0) std::memcpy(out, scratch, len);
   }
 }
@@ -93,18 +149,39 @@ struct FixedDraw {
 };
 }  // namespace
 
+const char* problem_kind(Problem p) { return p == Problem::p3 ? "P3" : "internal"; }
+
+std::string problem_text(const Outcome& o) {
+  switch (o.problem) {
+    case Problem::none: return {};
+    case Problem::core_status:
+      return "internal: core returned " + std::string(core::to_string(static_cast<core::Status>(o.status)));
+    case Problem::port_sent_twice: return "internal: a port was sent two messages in one action";
+    case Problem::priority_overwritten: return "internal: a second priority arrived from one port";
+    case Problem::overflow:
+      return "internal: more than " + std::to_string(channel_capacity) + " messages wait at one port";
+    case Problem::p3:
+      return "P3: Lock returned ports " + std::to_string(o.returned) +
+             " (bit mask) but the persistent neighbourhood is " + std::to_string(o.persistent);
+  }
+  return {};
+}
+
 void Model::finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out,
                    std::vector<SentMessage>* log) const {
   NodeRec& r = g.n[u];
+  const auto set_problem = [&](Problem p) {
+    out.problem = p;
+    out.problem_node = static_cast<std::uint8_t>(u);
+  };
   if (fx.status != core::Status::ok) {
-    out.problem = "internal: core returned " + std::string(core::to_string(fx.status));
-    out.problem_nodes = {u};
+    out.status = static_cast<std::uint8_t>(fx.status);
+    set_problem(Problem::core_status);
     return;
   }
   r.d = 0;  // the action consumed the detector's snapshot
-  if (fx.port_sent_twice) out.problem = "internal: a port was sent two messages in one action";
-  if (fx.priority_overwritten) out.problem = "internal: a second priority arrived from one port";
-  if (!out.problem.empty()) out.problem_nodes = {u};
+  if (fx.port_sent_twice) set_problem(Problem::port_sent_twice);
+  if (fx.priority_overwritten) set_problem(Problem::priority_overwritten);
   bool overflow = false;
   for (unsigned i = 0; i < fx.send_count; ++i) {
     const auto& s = fx.sends[i];
@@ -124,17 +201,14 @@ void Model::finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome
       if (log) log->push_back({u, p, s.message, lk >> 4, static_cast<Port>(lk & 15)});
     }
   }
-  if (overflow && out.problem.empty()) {
-    out.problem = "internal: more than " + std::to_string(channel_capacity) + " messages wait at one port";
-    out.problem_nodes = {u};
-  }
+  if (overflow && out.problem == Problem::none) set_problem(Problem::overflow);
   if (fx.lock_acquired) {
     out.completed_lock = true;
     // P3: the ports returned are exactly port 0 plus the persistent neighbours of the request.
-    if (fx.locked_ports.bits() != r.persist && out.problem.empty()) {
-      out.problem = "P3: Lock returned ports " + std::to_string(fx.locked_ports.bits()) +
-                    " (bit mask) but the persistent neighbourhood is " + std::to_string(r.persist);
-      out.problem_nodes = {u};
+    if (fx.locked_ports.bits() != r.persist && out.problem == Problem::none) {
+      out.returned = fx.locked_ports.bits();
+      out.persistent = r.persist;
+      set_problem(Problem::p3);
     }
   }
   if (fx.unlocked) {
@@ -217,7 +291,8 @@ std::string Model::invariants(const Global& g, std::vector<unsigned>& nodes, std
   for (unsigned u = 0; u < inst_.nodes; ++u) {
     const NodeRec& r = g.n[u];
     if (r.s.state != InitiatorState::locked) continue;
-    std::vector<unsigned> held{u};
+    std::array<unsigned, max_delta + 1> held{u};
+    unsigned held_count = 1;
     if (r.s.lock_port != core::self_port) {
       nodes = {u};
       detail = "a LOCKED node's lock variable does not point at itself";
@@ -232,9 +307,10 @@ std::string Model::invariants(const Global& g, std::vector<unsigned>& nodes, std
         detail = "a persistent neighbour of a LOCKED node does not point at it";
         return "P2";
       }
-      if (r.s.lock_set.contains(static_cast<Port>(p))) held.push_back(v);
+      if (r.s.lock_set.contains(static_cast<Port>(p))) held[held_count++] = v;
     }
-    for (unsigned w : held) {
+    for (unsigned i = 0; i < held_count; ++i) {
+      const unsigned w = held[i];
       if (owner[w] >= 0) {
         nodes = {static_cast<unsigned>(owner[w]), u, w};
         detail = "two LOCKED nodes hold one node";

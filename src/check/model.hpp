@@ -50,14 +50,27 @@ struct Label {
   bool probabilistic = false;
 };
 
+/// An invariant broken by a transition itself (P3, internal). A code, not a text: the successor
+/// loop runs millions of times per second and must not allocate; the text is built only when a
+/// problem is reported (problem_text).
+enum class Problem : std::uint8_t { none, core_status, port_sent_twice, priority_overwritten, overflow, p3 };
+
 /// What a transition produced that the properties look at.
 struct Outcome {
   bool completed_lock = false;
   bool completed_unlock = false;
-  bool drew = false;    ///< the action drew a priority
-  std::string problem;  ///< non-empty: an invariant broken by the transition itself (P3, internal)
-  std::vector<unsigned> problem_nodes;
+  bool drew = false;  ///< the action drew a priority
+  Problem problem = Problem::none;
+  std::uint8_t problem_node = 0;  ///< the node whose action broke it
+  std::uint8_t status = 0;        ///< core_status: the core::Status returned
+  std::uint8_t returned = 0;      ///< p3: the ports Lock returned (bit mask)
+  std::uint8_t persistent = 0;    ///< p3: the persistent neighbourhood (bit mask)
 };
+
+/// "P3" or "internal" for a problem.
+[[nodiscard]] const char* problem_kind(Problem p);
+/// The explanation of a transition's problem ("internal: ...", "P3: ...").
+[[nodiscard]] std::string problem_text(const Outcome& o);
 
 /// Sends, in the order the core produced them, for trace writing.
 struct SentMessage {
@@ -74,9 +87,13 @@ class Model {
   [[nodiscard]] const Instance& instance() const { return inst_; }
   [[nodiscard]] const core::Protocol<Word>& protocol() const { return proto_; }
   [[nodiscard]] Global initial() const;
-  [[nodiscard]] std::size_t stride() const { return 1 + inst_.nodes * sizeof(NodeRec); }
+  /// Bytes of one stored state: the topology moves left and, per node, the bytes of its record
+  /// that can be non-zero in this instance (node_bytes).
+  [[nodiscard]] std::size_t stride() const { return 1 + inst_.nodes * node_bytes_; }
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
+  /// The `state` register of node u in a packed state (without unpacking the rest).
+  [[nodiscard]] core::InitiatorState packed_state(const std::uint8_t* in, unsigned u) const;
   /// Lexicographically smallest packing over node permutations; returns the permutation used
   /// (perm[old] = new).
   void canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const;
@@ -102,6 +119,12 @@ class Model {
   Instance inst_;
   core::Protocol<Word> proto_;
   std::vector<std::array<std::uint8_t, max_nodes>> perms_;
+  unsigned planes_ = 1;      ///< priority planes in use: ceil(log2 K) (the others stay 0)
+  unsigned node_bytes_ = 0;  ///< packed bytes per node
+
+  /// Packs one node; `perm` (perm[old] = new, or null) renames the peers of its links.
+  void pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out) const;
+  void unpack_node(const std::uint8_t* in, NodeRec& r) const;
 
   void finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out, std::vector<SentMessage>* log) const;
 };

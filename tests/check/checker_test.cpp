@@ -101,6 +101,27 @@ TEST(Checker, ReplayRejectsATamperedTrace) {
   EXPECT_FALSE(replays("{\"type\":\"other\"}\n"));
 }
 
+// Reachable state counts that the independently written Promela model reaches too (plus its one
+// set-up state; docs/checker.md, "Second opinion: SPIN"). They pin the packing and the state store:
+// a packing that merged distinct states, or a store that lost or duplicated one, changes them.
+TEST(Checker, StateCountsAgreeWithTheIndependentModel) {
+  EXPECT_EQ(lmx::check::check(two_nodes(Variant::repaired, 1, 0)).states, 6625u);
+  EXPECT_EQ(lmx::check::check(two_nodes(Variant::repaired, 1, 1)).states, 20429u);
+  Instance wide = two_nodes(Variant::repaired, 1, 2);
+  wide.delta = 2;
+  wide.k = 3;  // two priority planes
+  lmx::check::Options safety;
+  safety.liveness = false;
+  safety.symmetry = false;
+  EXPECT_EQ(lmx::check::check(wide, safety).states, 174614u);
+  Instance three = two_nodes(Variant::repaired, 1, 0);
+  three.nodes = 3;
+  const auto full = lmx::check::check(three);
+  EXPECT_EQ(full.states, 119250u);
+  EXPECT_EQ(full.verdict, "pass");
+  EXPECT_EQ(lmx::check::check(three, safety).states, full.states);  // liveness does not change the search
+}
+
 TEST(Checker, StateLimitGivesIncomplete) {
   lmx::check::Options opt;
   opt.max_states = 100;

@@ -73,6 +73,9 @@ const lmx::cli::Register reg{
                                {"transitions", r.transitions},
                                {"seconds", r.seconds},
                                {"states_per_second", r.seconds > 0 ? r.states / r.seconds : 0.0},
+                               {"cpu_seconds", r.cpu_seconds},
+                               {"states_per_cpu_second", r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0},
+                               {"explore_cpu_seconds", r.explore_cpu_seconds},
                                {"bytes_per_state", r.bytes_per_state},
                                {"max_depth", r.max_depth}};
            j["violations"] = nlohmann::json::array();
@@ -83,9 +86,11 @@ const lmx::cli::Register reg{
          } else {
            fmt::print("instance: {}\n", lmx::check::describe(inst));
            fmt::print(
-               "verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f}\nstates/s: {:.0f}\nbytes/state: {}\nmax "
-               "depth: {}\n",
-               r.verdict, r.states, r.transitions, r.seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
+               "verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f} (processor {:.3f}, exploration "
+               "{:.3f})\nstates/s: "
+               "{:.0f} (per processor second {:.0f})\nbytes/state: {}\nmax depth: {}\n",
+               r.verdict, r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
+               r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
                r.bytes_per_state, r.max_depth);
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
