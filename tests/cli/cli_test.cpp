@@ -92,3 +92,32 @@ TEST(Errors, HelpStillPrintsTheUsage) {
 }
 
 }  // namespace
+
+TEST(Check, WriteCreatesTheDirectoryAndFillsIt) {
+  const std::string dir = ::testing::TempDir() + "lmx-cli-write/nested";
+  const auto r = run_lmx("check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --write '" + dir + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // the paper variant fails (errata E2)
+  // Every violation line names its file ("... -> DIR/N-KIND.jsonl"); each must exist and be a trace.
+  std::size_t files = 0;
+  for (std::size_t at = r.out.find(" -> "); at != std::string::npos; at = r.out.find(" -> ", at + 1)) {
+    const std::string path = r.out.substr(at + 4, r.out.find('\n', at) - at - 4);
+    EXPECT_EQ(path.rfind(dir + "/", 0), 0u) << path;
+    FILE* f = std::fopen(path.c_str(), "r");
+    ASSERT_NE(f, nullptr) << path;
+    std::array<char, 32> head{};
+    EXPECT_NE(std::fgets(head.data(), static_cast<int>(head.size()), f), nullptr) << path;
+    EXPECT_EQ(head[0], '{') << path;
+    std::fclose(f);
+    ++files;
+  }
+  EXPECT_GE(files, 2u) << r.out;  // deadlock and P7
+}
+
+TEST(Check, WriteIntoAFileIsAClearError) {
+  const std::string file = ::testing::TempDir() + "lmx-cli-write-file";
+  std::fclose(std::fopen(file.c_str(), "w"));
+  const auto r = run_lmx("check --nodes 2 --edges 0-1 --write '" + file + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--write: cannot use"), std::string::npos) << r.out;
+  EXPECT_EQ(line_count(r.out), 1u) << r.out;
+}

@@ -1,6 +1,7 @@
 // `lmx check`: exhaustive exploration of a small instance (docs/checker.md).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -53,6 +54,13 @@ const lmx::cli::Register reg{
          inst.max_changes = a.max_changes;
          if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
          if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
+         if (!a.write_dir.empty()) {  // fail before a long run, not after it
+           std::error_code ec;
+           std::filesystem::create_directories(a.write_dir, ec);
+           if (ec || !std::filesystem::is_directory(a.write_dir))
+             throw lmx::cli::Failure("--write: cannot use " + a.write_dir + " as a directory" +
+                                     (ec ? ": " + ec.message() : ""));
+         }
          lmx::check::Options opt;
          opt.liveness = !a.safety_only;
          opt.symmetry = !a.no_symmetry;
@@ -63,7 +71,9 @@ const lmx::cli::Register reg{
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
              const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, v.kind);
-             std::ofstream(f) << v.trace;
+             std::ofstream out(f);
+             out << v.trace;
+             if (!out.flush()) throw lmx::cli::Failure("--write: cannot write " + f);
              files.push_back(f);
            }
          if (a.json) {
