@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "big_array.hpp"
+#include "lmx/sim/guards.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "rng.hpp"
 #include "topology.hpp"
@@ -160,7 +161,8 @@ class EngineImpl final : public Engine {
         async_(s.engine == "async"),
         delay_target_(s.delivery.kind == "delay-target"),
         oldest_first_(s.delivery.kind == "oldest"),
-        auto_workload_(s.workload.kind == "auto") {
+        auto_workload_(s.workload.kind == "auto"),
+        skip_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p) {
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
     // reach this check instead.
@@ -496,13 +498,10 @@ class EngineImpl final : public Engine {
 
   /// Whether running CleanUp would change anything (with D empty it is often a no-op, which is
   /// equivalent to not executing it; the adversary skips those and the stall monitor ignores them).
+  /// Decided from the state (guards.hpp; tests/sim/guards_test.cpp checks it against a trial
+  /// execution of the core).
   [[nodiscard]] bool clean_up_changes(NodeId u) const {
-    if (detector_[u] != 0) return true;
-    State copy = state_[u];
-    std::uint64_t dummy = 0;
-    auto draw = [&dummy](unsigned) { return static_cast<unsigned>(dummy); };
-    const Fx fx = protocol_.step(copy, core::Activation{Action::clean_up}, context(u), core::PriorityDraw::from(draw));
-    return fx.send_count != 0 || !(copy == state_[u]);
+    return detector_[u] != 0 || clean_up_changes_without_d(state_[u]);
   }
   [[nodiscard]] core::Context<Word> context(NodeId u) const { return {Ports(detector_[u]), Ports(neighbours_[u])}; }
 
@@ -841,7 +840,7 @@ class EngineImpl final : public Engine {
         if (activate((start + i) % n_)) return;
       return;
     }
-    const Rng::Geometric skip(kind == "synchronous" ? 1.0 : sc_.activation.p);
+    const Rng::Geometric& skip = skip_;
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
     for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
       // The scan visits nodes in increasing order, so the nodes just ahead are likely to act soon,
@@ -1349,6 +1348,7 @@ class EngineImpl final : public Engine {
   std::chrono::steady_clock::time_point start_wall_;
   // The scenario's choices, decoded once (the hot path compares no strings).
   bool async_, delay_target_, oldest_first_, auto_workload_;
+  Rng::Geometric skip_;  ///< the semi-synchronous scan's skips (activation p), tabulated once
 };
 
 }  // namespace
