@@ -507,7 +507,7 @@ class EngineImpl final : public Engine {
 
   /// Guarded actions of u that would change its state.
   [[nodiscard]] core::ActionSet useful_guarded(NodeId u) const {
-    core::ActionSet set = protocol_.enabled_guarded(state_[u]);
+    core::ActionSet set = enabled_guarded(state_[u], sc_.variant);  // as the core's (guards_test)
     if (set.contains(Action::clean_up) && !clean_up_changes(u))
       set.bits = static_cast<std::uint16_t>(set.bits & ~(1u << unsigned(Action::clean_up)));
     return set;
@@ -521,7 +521,7 @@ class EngineImpl final : public Engine {
     const unsigned k = receivable(u, slots, held);
     const core::ActionSet guarded = useful_guarded(u);
     const bool call = call_due(u);
-    const unsigned options = unsigned(std::popcount(guarded.bits)) + (k ? 1u : 0u) + (call ? 1u : 0u);
+    const unsigned options = count_actions(guarded) + (k ? 1u : 0u) + (call ? 1u : 0u);
     if (options == 0) return false;
     unsigned pick = options == 1 ? 0 : act_rng_.below(options);
     if (call && pick-- == 0) return app_call(u), true;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <bit>
 #include <random>
 
 namespace lmx::sim {
@@ -69,6 +71,29 @@ TEST(Guards, CleanUpPredicateMatchesTrialExecution) {
   check_clean_up_predicate<std::uint8_t>(3);
   check_clean_up_predicate<std::uint16_t>(8);
   check_clean_up_predicate<std::uint64_t>(40);
+}
+
+template <class Word>
+void check_enabled_guarded(unsigned delta) {
+  std::mt19937_64 rng(delta + 100);
+  for (Variant variant : {Variant::paper, Variant::repaired}) {
+    const Protocol<Word> protocol(Config{delta, 4, variant});
+    std::array<unsigned, action_count> enabled{};
+    for (int i = 0; i < 200000; ++i) {
+      const NodeState<Word> s = random_state<Word>(rng, delta);
+      const ActionSet expected = protocol.enabled_guarded(s);
+      ASSERT_EQ(enabled_guarded(s, variant).bits, expected.bits) << "state " << i << " variant " << to_string(variant);
+      ASSERT_EQ(count_actions(expected), static_cast<unsigned>(std::popcount(expected.bits)));
+      for (Action a : guarded_actions) enabled[static_cast<unsigned>(a)] += expected.contains(a);
+    }
+    for (Action a : guarded_actions) EXPECT_GT(enabled[static_cast<unsigned>(a)], 100u) << to_string(a);
+  }
+}
+
+TEST(Guards, InlineGuardsMatchTheCore) {
+  check_enabled_guarded<std::uint8_t>(3);
+  check_enabled_guarded<std::uint16_t>(8);
+  check_enabled_guarded<std::uint64_t>(40);
 }
 
 }  // namespace

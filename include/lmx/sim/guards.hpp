@@ -21,4 +21,35 @@ template <class Word>
   return s.phase != phase;
 }
 
+/// The guarded actions whose guard holds, as Protocol::enabled_guarded computes them (A1.15, A1.20
+/// with repair R1, A2.5, A2.14, A2.30, A3.12), inline: the adversary asks on every activation.
+template <class Word>
+[[nodiscard]] constexpr core::ActionSet enabled_guarded(const core::NodeState<Word>& s, core::Variant variant) {
+  using core::Action;
+  using core::InitiatorState;
+  using core::ParticipantPhase;
+  auto bit = [](Action a, bool on) { return static_cast<unsigned>(on) << static_cast<unsigned>(a); };
+  const bool all_replied = s.replied == s.lock_set;
+  unsigned bits = bit(Action::check_start, s.state == InitiatorState::prepare && all_replied) |
+                  bit(Action::clean_up, s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock ||
+                                            (variant == core::Variant::repaired && s.state == InitiatorState::win)) |
+                  bit(Action::check_done, s.state == InitiatorState::win && all_replied) |
+                  bit(Action::check_unlocked, s.state == InitiatorState::unlock && all_replied);
+  if (s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size())
+    bits |= bit(Action::check_priorities, true);
+  if (s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size())
+    bits |= bit(Action::check_win, true);
+  return core::ActionSet{static_cast<std::uint16_t>(bits)};
+}
+
+/// |set| of a set of actions, without the library call GCC emits for std::popcount when the
+/// target has no popcount instruction.
+[[nodiscard]] constexpr unsigned count_actions(core::ActionSet set) {
+  unsigned x = set.bits;
+  x -= (x >> 1) & 0x5555u;
+  x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+  x = (x + (x >> 4)) & 0x0F0Fu;
+  return (x + (x >> 8)) & 0x1Fu;
+}
+
 }  // namespace lmx::sim
