@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "big_array.hpp"
+#include "lmx/sim/guards.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "rng.hpp"
 #include "topology.hpp"
@@ -160,7 +161,8 @@ class EngineImpl final : public Engine {
         async_(s.engine == "async"),
         delay_target_(s.delivery.kind == "delay-target"),
         oldest_first_(s.delivery.kind == "oldest"),
-        auto_workload_(s.workload.kind == "auto") {
+        auto_workload_(s.workload.kind == "auto"),
+        skip_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p) {
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
     // reach this check instead.
@@ -460,55 +462,71 @@ class EngineImpl final : public Engine {
   }
 
   // ---------------------------------------------------------------- activation
-  /// Collects the messages u may receive now (the delivery adversary's candidates).
-  unsigned receivable(NodeId u, std::array<Slot, 64>& out, unsigned& held_back) {
+  /// The messages u may receive now (the delivery adversary's candidates), in channel order: port
+  /// 0..Delta, slot by slot. In the common case a bit mask over (port, slot) pairs, bit
+  /// port * inline_slots + slot, so that an activation that does not deliver writes no list.
+  struct Candidates {
+    unsigned k = 0;          ///< how many
+    bool masked = false;     ///< given by `mask`, not by `slots`
+    std::uint64_t mask = 0;  ///< the candidates' bits, when masked
+    std::array<Slot, 64> slots;
+    /// Candidate i (0-based, in channel order).
+    [[nodiscard]] Slot at(unsigned i) const {
+      if (!masked) return slots[i];
+      std::uint64_t m = mask;
+      for (; i > 0; --i) m &= m - 1;
+      const auto b = static_cast<unsigned>(std::countr_zero(m));
+      return Slot{static_cast<Port>(b / inline_slots), static_cast<std::uint16_t>(b % inline_slots)};
+    }
+  };
+  /// Collects the messages u may receive now.
+  void receivable(NodeId u, Candidates& out) {
     unsigned k = 0;
-    held_back = 0;
     const bool delaying = delay_target_;
-    if (!delaying && overflow_.empty() && ports_ * inline_slots <= out.size()) {
+    if (!delaying && overflow_.empty() && ports_ * inline_slots <= 64) {
       // The common case, without branches on the (unpredictable) channel contents: every channel
       // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
       // was not sent in the current tick. Same candidates, in the same order, as the general loop.
+      static_assert(inline_slots == 2);
       const Channel* ch = &channels_[channel(u, 0)];
       const std::uint16_t now = now16();
-      for (Port p = 0; p <= delta_; ++p)
-        for (unsigned i = 0; i < inline_slots; ++i) {
-          out[k] = Slot{p, static_cast<std::uint16_t>(i)};
-          k += unsigned(i < ch[p].count) & unsigned(ch[p].stamp[i] != now);
-        }
-      return k;
+      std::uint64_t mask = 0;
+      for (Port p = 0; p <= delta_; ++p) {
+        const unsigned count = ch[p].count;
+        const std::uint64_t bits = std::uint64_t(unsigned(count > 0) & unsigned(ch[p].stamp[0] != now)) |
+                                   std::uint64_t(unsigned(count > 1) & unsigned(ch[p].stamp[1] != now)) << 1;
+        mask |= bits << (inline_slots * p);
+      }
+      out.masked = true, out.mask = mask;
+      out.k = core::PortSet<std::uint64_t>(mask).size();
+      return;
     }
     for (Port p = 0; p <= delta_; ++p) {
       const std::size_t c = channel(u, p);
-      for (unsigned i = 0; i < channels_[c].count && k < out.size(); ++i) {
+      for (unsigned i = 0; i < channels_[c].count && k < out.slots.size(); ++i) {
         const std::uint16_t age = age_of(stored(c, i));
         if (age == 0) continue;  // sent by an execution that did not start earlier
         if (delaying && (u == sc_.delivery.target || (p && peer(u, p) == sc_.delivery.target)) &&
-            age < std::uint64_t{sc_.delivery.patience} * tpr_) {
-          ++held_back;  // the target's message is held back, within the fairness bound
-          continue;
-        }
-        out[k++] = Slot{p, static_cast<std::uint16_t>(i)};
+            age < std::uint64_t{sc_.delivery.patience} * tpr_)
+          continue;  // the target's message is held back, within the fairness bound
+        out.slots[k++] = Slot{p, static_cast<std::uint16_t>(i)};
       }
     }
-    return k;
+    out.masked = false, out.k = k;
   }
 
   /// Whether running CleanUp would change anything (with D empty it is often a no-op, which is
   /// equivalent to not executing it; the adversary skips those and the stall monitor ignores them).
+  /// Decided from the state (guards.hpp; tests/sim/guards_test.cpp checks it against a trial
+  /// execution of the core).
   [[nodiscard]] bool clean_up_changes(NodeId u) const {
-    if (detector_[u] != 0) return true;
-    State copy = state_[u];
-    std::uint64_t dummy = 0;
-    auto draw = [&dummy](unsigned) { return static_cast<unsigned>(dummy); };
-    const Fx fx = protocol_.step(copy, core::Activation{Action::clean_up}, context(u), core::PriorityDraw::from(draw));
-    return fx.send_count != 0 || !(copy == state_[u]);
+    return detector_[u] != 0 || clean_up_changes_without_d(state_[u]);
   }
   [[nodiscard]] core::Context<Word> context(NodeId u) const { return {Ports(detector_[u]), Ports(neighbours_[u])}; }
 
   /// Guarded actions of u that would change its state.
   [[nodiscard]] core::ActionSet useful_guarded(NodeId u) const {
-    core::ActionSet set = protocol_.enabled_guarded(state_[u]);
+    core::ActionSet set = enabled_guarded(state_[u], sc_.variant);  // as the core's (guards_test)
     if (set.contains(Action::clean_up) && !clean_up_changes(u))
       set.bits = static_cast<std::uint16_t>(set.bits & ~(1u << unsigned(Action::clean_up)));
     return set;
@@ -517,16 +535,16 @@ class EngineImpl final : public Engine {
   /// One activation of u: the adversary picks one enabled action uniformly (a due application
   /// call, a guarded action, or a message delivery). Returns false if u has nothing enabled.
   bool activate(NodeId u) {
-    std::array<Slot, 64> slots;
-    unsigned held = 0;
-    const unsigned k = receivable(u, slots, held);
+    Candidates candidates;
+    receivable(u, candidates);
+    const unsigned k = candidates.k;
     const core::ActionSet guarded = useful_guarded(u);
     const bool call = call_due(u);
-    const unsigned options = unsigned(std::popcount(guarded.bits)) + (k ? 1u : 0u) + (call ? 1u : 0u);
+    const unsigned options = count_actions(guarded) + (k ? 1u : 0u) + (call ? 1u : 0u);
     if (options == 0) return false;
     unsigned pick = options == 1 ? 0 : act_rng_.below(options);
     if (call && pick-- == 0) return app_call(u), true;
-    if (k && pick-- == 0) return deliver(u, slots, k), true;
+    if (k && pick-- == 0) return deliver(u, candidates), true;
     for (Action a : core::guarded_actions)
       if (guarded.contains(a) && pick-- == 0) {
         execute(u, core::Activation{a}, nullptr);
@@ -535,30 +553,33 @@ class EngineImpl final : public Engine {
     return false;
   }
 
-  void deliver(NodeId u, const std::array<Slot, 64>& slots, unsigned k) {
+  void deliver(NodeId u, const Candidates& candidates) {
+    const unsigned k = candidates.k;
     unsigned pick = 0;
     if (oldest_first_) {
       int best = -1;
       for (unsigned i = 0; i < k; ++i) {
-        const int age = age_of(stored(channel(u, slots[i].port), slots[i].index));
+        const Slot slot = candidates.at(i);
+        const int age = age_of(stored(channel(u, slot.port), slot.index));
         if (age > best) best = age, pick = i;
       }
     } else if (k > 1) {
       pick = del_rng_.below(k);
     }
-    const std::size_t c = channel(u, slots[pick].port);
-    const Stored m = stored(c, slots[pick].index);
-    remove(c, slots[pick].index);
+    const Slot chosen = candidates.at(pick);
+    const std::size_t c = channel(u, chosen.port);
+    const Stored m = stored(c, chosen.index);
+    remove(c, chosen.index);
     const core::Decoded d = core::decode(m.byte, sc_.k);
     if (!d.ok()) {
       // P6: every message is one valid byte. A malformed one is reported and dropped.
-      report("P6", {u}, {slots[pick].port},
+      report("P6", {u}, {chosen.port},
              "received byte " + std::to_string(m.byte) +
                  " that is not a message: " + std::string(core::to_string(d.error)));
       return;
     }
     ++received_;
-    execute(u, core::Activation{core::receive_action(d.message.kind), slots[pick].port, d.message}, &m);
+    execute(u, core::Activation{core::receive_action(d.message.kind), chosen.port, d.message}, &m);
   }
 
   void app_call(NodeId u) {
@@ -841,7 +862,7 @@ class EngineImpl final : public Engine {
         if (activate((start + i) % n_)) return;
       return;
     }
-    const Rng::Geometric skip(kind == "synchronous" ? 1.0 : sc_.activation.p);
+    const Rng::Geometric& skip = skip_;
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
     for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
       // The scan visits nodes in increasing order, so the nodes just ahead are likely to act soon,
@@ -858,6 +879,10 @@ class EngineImpl final : public Engine {
   static constexpr NodeId prefetch_distance = 4;
   void prefetch_neighbour_channels(NodeId w) const {
     for (Port p : Ports(neighbours_[w])) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+    // And w's own channels (read to collect its candidates) and state.
+    const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
+    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
+    __builtin_prefetch(&state_[w], 1);
   }
 
   /// Asynchronous executions (paper, Section 5): each node's executions occupy disjoint intervals
@@ -1349,6 +1374,7 @@ class EngineImpl final : public Engine {
   std::chrono::steady_clock::time_point start_wall_;
   // The scenario's choices, decoded once (the hot path compares no strings).
   bool async_, delay_target_, oldest_first_, auto_workload_;
+  Rng::Geometric skip_;  ///< the semi-synchronous scan's skips (activation p), tabulated once
 };
 
 }  // namespace

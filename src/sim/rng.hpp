@@ -40,15 +40,52 @@ class Rng {
   std::uint64_t geometric(double p) { return geometric(Geometric(p)); }
   /// A geometric distribution with its logarithm computed once (the activation scan draws one per
   /// activated node); draws the same numbers as geometric(p).
+  ///
+  /// The draw is floor(log(1 - u) / log(1 - p)) with u = x * 2^-53 for the 53-bit integer x taken
+  /// from next(), a non-decreasing step function of x. The constructor finds where the computed
+  /// function steps from k to k + 1 (binary search over x, evaluating the very same expression) for
+  /// the first `steps` values of k; a draw then compares x with those points instead of calling
+  /// std::log. Within `margin` of a step point, or beyond the last one, the draw evaluates the
+  /// expression itself, so rounding in log can never make the two paths disagree: away from the
+  /// step points the exact value is further from an integer than the rounding error.
   struct Geometric {
-    explicit Geometric(double p) : always(p >= 1.0), log1m_p(always ? 0.0 : std::log1p(-p)) {}
-    bool always;     ///< p >= 1: every trial succeeds, nothing is drawn
-    double log1m_p;  ///< log(1 - p)
+    static constexpr unsigned steps = 24;
+    static constexpr std::uint64_t margin = std::uint64_t{1} << 24;
+    explicit Geometric(double p) : always(p >= 1.0), log1m_p(always ? 0.0 : std::log1p(-p)) {
+      if (always || !(log1m_p < 0)) return;  // p = 0 (or a NaN): no table, every draw is exact
+      std::uint64_t lo = 0;
+      for (unsigned k = 0; k < steps; ++k, ++used) {
+        // The first x whose value exceeds k (values never exceed k for every x below lo).
+        std::uint64_t a = lo, b = std::uint64_t{1} << 53;
+        while (a < b) {
+          const std::uint64_t mid = a + (b - a) / 2;
+          if (exact(mid) > k)
+            b = mid;
+          else
+            a = mid + 1;
+        }
+        step[k] = a, lo = a;
+      }
+    }
+    [[nodiscard]] std::uint64_t exact(std::uint64_t x) const {
+      const double u = 1.0 - static_cast<double>(x) * 0x1.0p-53;  // (0, 1]
+      return static_cast<std::uint64_t>(std::floor(std::log(u) / log1m_p));
+    }
+    /// The draw for the 53-bit integer x.
+    [[nodiscard]] std::uint64_t value(std::uint64_t x) const {
+      unsigned k = 0;
+      while (k < used && x >= step[k]) ++k;
+      const bool near = (k < used && step[k] - x <= margin) || (k > 0 && x - step[k - 1] < margin);
+      return k == used || near ? exact(x) : k;
+    }
+    bool always;                     ///< p >= 1: every trial succeeds, nothing is drawn
+    double log1m_p;                  ///< log(1 - p)
+    unsigned used = 0;               ///< step points computed
+    std::uint64_t step[steps] = {};  ///< step[k]: the least x whose draw exceeds k
   };
   std::uint64_t geometric(const Geometric& g) {
     if (g.always) return 0;
-    const double u = 1.0 - unit();  // (0, 1]
-    return static_cast<std::uint64_t>(std::floor(std::log(u) / g.log1m_p));
+    return g.value(next() >> 11);
   }
 
  private:
