@@ -33,19 +33,7 @@ unsigned bits_for(std::uint64_t values) {
 
 [[noreturn]] void does_not_fit() { throw std::logic_error("check: a state field does not fit its packed width"); }
 
-/// ORs the low `n` bits of `v` into `out` at bit `pos` (the buffer starts zeroed).
-inline void put(std::uint8_t* out, std::size_t& pos, std::uint32_t v, unsigned n) {
-  if (n < 32 && (v >> n) != 0) does_not_fit();
-  while (n > 0) {
-    const unsigned off = pos & 7, take = std::min(n, 8 - off);
-    out[pos >> 3] = static_cast<std::uint8_t>(out[pos >> 3] | (v & ((1u << take) - 1)) << off);
-    v >>= take;
-    n -= take;
-    pos += take;
-  }
-}
-
-inline std::uint32_t get(const std::uint8_t* in, std::size_t& pos, unsigned n) {
+inline std::uint32_t get(const std::uint8_t* in, std::size_t pos, unsigned n) {
   std::uint32_t v = 0;
   unsigned done = 0;
   while (done < n) {
@@ -73,6 +61,46 @@ Codes make_codes(unsigned k) {
   return c;
 }
 }  // namespace
+
+/// Writes fields of up to 24 bits one after another, least significant bit first; finish() writes
+/// the last partial byte (its unused high bits zero).
+struct BitWriter {
+  std::uint8_t* out;
+  std::uint64_t acc = 0;
+  unsigned n = 0;
+  void put(std::uint32_t v, unsigned bits) {
+    if ((std::uint64_t{v} >> bits) != 0) does_not_fit();
+    acc |= std::uint64_t{v} << n;
+    n += bits;
+    while (n >= 8) {
+      *out++ = static_cast<std::uint8_t>(acc);
+      acc >>= 8;
+      n -= 8;
+    }
+  }
+  void finish() {
+    if (n > 0) *out++ = static_cast<std::uint8_t>(acc);
+    acc = 0;
+    n = 0;
+  }
+};
+
+/// Reads what BitWriter wrote, never past the last byte it wrote.
+struct BitReader {
+  const std::uint8_t* in;
+  std::uint64_t acc = 0;
+  unsigned n = 0;
+  std::uint32_t get(unsigned bits) {
+    while (n < bits) {
+      acc |= std::uint64_t{*in++} << n;
+      n += 8;
+    }
+    const auto v = static_cast<std::uint32_t>(acc & ((std::uint64_t{1} << bits) - 1));
+    acc >>= bits;
+    n -= bits;
+    return v;
+  }
+};
 
 Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
@@ -106,6 +134,7 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
 // x1 <= ... <= x4 in 0..codes (0 = empty slot) its rank in the combinatorial number system is
 // sum C(x_i + i - 1, i), a bijection onto 0..C(codes + 4, 4) - 1.
 std::uint32_t Model::bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const {
+  if (bag[0] == 0) return 0;  // the empty bag (the common case)
   std::array<unsigned, channel_capacity> x{};
   unsigned filled = 0;
   for (auto c : bag)
@@ -122,6 +151,8 @@ std::uint32_t Model::bag_rank(const std::array<std::uint8_t, channel_capacity>& 
 }
 
 void Model::bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const {
+  bag.fill(0);
+  if (rank == 0) return;  // the empty bag
   std::array<unsigned, channel_capacity> x{};
   for (unsigned i = channel_capacity; i-- > 0;) {
     unsigned y = i;  // C(i, i + 1) = 0 <= rank
@@ -129,7 +160,6 @@ void Model::bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capa
     rank -= binom_[y][i + 1];
     x[i] = y - i;
   }
-  bag.fill(0);
   unsigned j = 0;
   for (unsigned i = 0; i < channel_capacity; ++i)
     if (x[i] != 0) bag[j++] = byte_[x[i]];
@@ -155,65 +185,65 @@ Global Model::initial() const {
   return g;
 }
 
-void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out, std::size_t pos) const {
+void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const {
   const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
   for (unsigned b = planes_; b < core::priority_planes; ++b)
     if (r.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
-  for (std::size_t i = 0; i < planes_offset + planes_; ++i) put(out, pos, s[i], reg_bits_);
-  put(out, pos, r.s.lock_port == core::no_port ? 0u : r.s.lock_port + 1u, lock_bits_);
-  put(out, pos, static_cast<std::uint32_t>(r.s.state), state_bits);
-  put(out, pos, static_cast<std::uint32_t>(r.s.phase), phase_bits);
-  put(out, pos, r.d, reg_bits_);
-  put(out, pos, r.persist, reg_bits_);
-  put(out, pos, r.locks_left, locks_bits_);
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(s[i], reg_bits_);
+  w.put(r.s.lock_port == core::no_port ? 0u : r.s.lock_port + 1u, lock_bits_);
+  w.put(static_cast<std::uint32_t>(r.s.state), state_bits);
+  w.put(static_cast<std::uint32_t>(r.s.phase), phase_bits);
+  w.put(r.d, reg_bits_);
+  w.put(r.persist, reg_bits_);
+  w.put(r.locks_left, locks_bits_);
   for (unsigned p = 0; p < inst_.delta; ++p) {
     const std::uint8_t lk = r.link[p];
     if (lk == no_link) {
-      put(out, pos, 0, link_bits_);
+      w.put(0, link_bits_);
       continue;
     }
     const unsigned peer = perm == nullptr ? lk >> 4 : perm[lk >> 4], port = lk & 15;
     if (port < 1 || port > inst_.delta) does_not_fit();
-    put(out, pos, 1 + peer * inst_.delta + (port - 1), link_bits_);
+    w.put(1 + peer * inst_.delta + (port - 1), link_bits_);
   }
-  for (unsigned p = 0; p <= inst_.delta; ++p) put(out, pos, bag_rank(r.chan[p]), bag_bits_);
+  for (unsigned p = 0; p <= inst_.delta; ++p) w.put(bag_rank(r.chan[p]), bag_bits_);
 }
 
-void Model::unpack_node(const std::uint8_t* in, std::size_t pos, NodeRec& r) const {
+void Model::unpack_node(BitReader& in, NodeRec& r) const {
   r = NodeRec{};
   r.link.fill(no_link);
   auto* s = reinterpret_cast<std::uint8_t*>(&r.s);
-  for (std::size_t i = 0; i < planes_offset + planes_; ++i) s[i] = static_cast<std::uint8_t>(get(in, pos, reg_bits_));
-  const std::uint32_t lock = get(in, pos, lock_bits_);
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) s[i] = static_cast<std::uint8_t>(in.get(reg_bits_));
+  const std::uint32_t lock = in.get(lock_bits_);
   r.s.lock_port = lock == 0 ? core::no_port : static_cast<core::Port>(lock - 1);
-  r.s.state = static_cast<core::InitiatorState>(get(in, pos, state_bits));
-  r.s.phase = static_cast<core::ParticipantPhase>(get(in, pos, phase_bits));
-  r.d = static_cast<std::uint8_t>(get(in, pos, reg_bits_));
-  r.persist = static_cast<std::uint8_t>(get(in, pos, reg_bits_));
-  r.locks_left = static_cast<std::uint8_t>(get(in, pos, locks_bits_));
+  r.s.state = static_cast<core::InitiatorState>(in.get(state_bits));
+  r.s.phase = static_cast<core::ParticipantPhase>(in.get(phase_bits));
+  r.d = static_cast<std::uint8_t>(in.get(reg_bits_));
+  r.persist = static_cast<std::uint8_t>(in.get(reg_bits_));
+  r.locks_left = static_cast<std::uint8_t>(in.get(locks_bits_));
   for (unsigned p = 0; p < inst_.delta; ++p) {
-    const std::uint32_t lk = get(in, pos, link_bits_);
+    const std::uint32_t lk = in.get(link_bits_);
     if (lk != 0) r.link[p] = static_cast<std::uint8_t>((lk - 1) / inst_.delta << 4 | ((lk - 1) % inst_.delta + 1));
   }
-  for (unsigned p = 0; p <= inst_.delta; ++p) bag_unrank(get(in, pos, bag_bits_), r.chan[p]);
+  for (unsigned p = 0; p <= inst_.delta; ++p) bag_unrank(in.get(bag_bits_), r.chan[p]);
 }
 
 core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
-  std::size_t pos = changes_bits_ + std::size_t{u} * node_bits_ + state_bit_;
-  return static_cast<core::InitiatorState>(get(in, pos, state_bits));
+  return static_cast<core::InitiatorState>(
+      get(in, changes_bits_ + std::size_t{u} * node_bits_ + state_bit_, state_bits));
 }
 
 void Model::pack(const Global& g, std::uint8_t* out) const {
-  std::memset(out, 0, stride_);
-  std::size_t pos = 0;
-  put(out, pos, g.changes_left, changes_bits_);
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, out, changes_bits_ + u * node_bits_);
+  BitWriter w{out};
+  w.put(g.changes_left, changes_bits_);
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, w);
+  w.finish();
 }
 
 void Model::unpack(const std::uint8_t* in, Global& g) const {
-  std::size_t pos = 0;
-  g.changes_left = static_cast<std::uint8_t>(get(in, pos, changes_bits_));
-  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(in, changes_bits_ + u * node_bits_, g.n[u]);
+  BitReader rd{in};
+  g.changes_left = static_cast<std::uint8_t>(rd.get(changes_bits_));
+  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(rd, g.n[u]);
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};
   }
@@ -223,11 +253,12 @@ void Model::canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch)
   pack(g, out);
   for (std::size_t i = 1; i < perms_.size(); ++i) {
     const auto& perm = perms_[i];  // perm[old] = new
-    std::memset(scratch, 0, stride_);
-    std::size_t pos = 0;
-    put(scratch, pos, g.changes_left, changes_bits_);
-    for (unsigned u = 0; u < inst_.nodes; ++u)
-      pack_node(g.n[u], perm.data(), scratch, changes_bits_ + std::size_t{perm[u]} * node_bits_);
+    std::array<std::uint8_t, max_nodes> old{};
+    for (unsigned u = 0; u < inst_.nodes; ++u) old[perm[u]] = static_cast<std::uint8_t>(u);
+    BitWriter w{scratch};
+    w.put(g.changes_left, changes_bits_);
+    for (unsigned j = 0; j < inst_.nodes; ++j) pack_node(g.n[old[j]], perm.data(), w);
+    w.finish();
     if (std::memcmp(scratch, out, stride_) < 0) std::memcpy(out, scratch, stride_);
   }
 }

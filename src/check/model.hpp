@@ -37,6 +37,9 @@ struct Global {
   std::array<NodeRec, max_nodes> n{};
 };
 
+struct BitWriter;
+struct BitReader;
+
 enum class Move : std::uint8_t { lock, unlock, guarded, deliver, cut, connect };
 
 /// One transition: which move, by which node, with which parameters and priority draw.
@@ -136,9 +139,9 @@ class Model {
   /// binom_[n][r] for the combinatorial number system of bags.
   std::array<std::array<std::uint32_t, channel_capacity + 1>, 48> binom_{};
 
-  /// Packs one node at bit `bit`; `perm` (perm[old] = new, or null) renames the peers of its links.
-  void pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out, std::size_t bit) const;
-  void unpack_node(const std::uint8_t* in, std::size_t bit, NodeRec& r) const;
+  /// Packs one node; `perm` (perm[old] = new, or null) renames the peers of its links.
+  void pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const;
+  void unpack_node(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;
 
