@@ -523,6 +523,32 @@ Result check(const Instance& inst, const Options& opt) {
           rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
     }
     std::vector<InitiatorState> st(n);
+    // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
+    // the nodes a completion of which is reachable from s by node moves. A state is queued again
+    // only when its set grows, so at most N + 1 times.
+    std::vector<std::uint8_t> good(n, 0), queued(n, 0);
+    {
+      std::vector<std::uint32_t> queue;
+      for (std::size_t s = 0; s < n; ++s) {
+        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+          if (gr.task[a] & completes_bit)
+            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.task[a] >> 16) & 0xFF));
+        if (good[s]) queue.push_back(static_cast<std::uint32_t>(s)), queued[s] = 1;
+      }
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        const std::uint32_t x = queue[q];
+        queued[x] = 0;
+        for (std::uint64_t r = rbegin[x]; r < rbegin[x + 1]; ++r) {
+          const std::uint32_t y = rsrc[r];
+          if ((good[x] & ~good[y]) == 0) continue;
+          good[y] = static_cast<std::uint8_t>(good[y] | good[x]);
+          if (!queued[y]) queued[y] = 1, queue.push_back(y);
+        }
+      }
+      queued = {};
+      rsrc = {};  // the reverse graph is not needed by the end components: free it before
+      rbegin = {};
+    }
     // Every end component of a node's region (its operation pending) is an end component of the
     // union of the regions (some operation pending), so it lies inside a maximal end component of
     // the union: the union is decomposed once over the whole graph, and each node's decomposition
@@ -536,20 +562,8 @@ Result check(const Instance& inst, const Options& opt) {
     for (unsigned u = 0; u < inst.nodes; ++u) {
       for (std::size_t s = 0; s < n; ++s) st[s] = model.packed_state(set.at(s), u);
       // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
-      std::vector<std::uint8_t> good(n, 0);
-      std::vector<std::uint32_t> queue;
-      for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          if ((gr.task[a] & completes_bit) && ((gr.task[a] >> 16) & 0xFF) == u) {
-            good[s] = 1;
-            queue.push_back(static_cast<std::uint32_t>(s));
-            break;
-          }
-      for (std::size_t q = 0; q < queue.size(); ++q)
-        for (std::uint64_t r = rbegin[queue[q]]; r < rbegin[queue[q] + 1]; ++r)
-          if (!good[rsrc[r]]) good[rsrc[r]] = 1, queue.push_back(rsrc[r]);
       for (std::size_t s = 0; s < n; ++s) {
-        if (good[s] || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
+        if (((good[s] >> u) & 1u) != 0 || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
         const std::string where(core::to_string(st[s]));
         report(Pending{
             "deadlock",
