@@ -13,6 +13,7 @@
 #include <new>
 #include <span>
 #include <sstream>
+#include <stdexcept>
 
 #include "model.hpp"
 
@@ -237,8 +238,8 @@ struct Pending {
 /// actions of a state are found from the state's first target without storing an offset per
 /// action (8 bytes per action saved).
 struct Graph {
-  std::vector<std::uint64_t> state_begin;   ///< first action of each state (size states+1)
-  std::vector<std::uint64_t> target_begin;  ///< first target of each state (size states+1)
+  std::vector<std::uint32_t> state_begin;   ///< first action of each state (size states+1)
+  std::vector<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
   std::vector<std::uint32_t> task;          ///< per action: task_of | probabilistic_bit
   std::vector<std::uint32_t> target;
   unsigned k = 2;
@@ -437,8 +438,10 @@ Result check(const Instance& inst, const Options& opt) {
   for (std::uint32_t i = 0; i < set.size(); ++i) {
     model.unpack(set.at(i), g);
     if (opt.liveness) {
-      gr.state_begin.push_back(gr.task.size());
-      gr.target_begin.push_back(gr.target.size());
+      // 32-bit offsets: more than 4 G targets would need far more memory than this runs in.
+      if (gr.target.size() + 64 > UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 targets");
+      gr.state_begin.push_back(static_cast<std::uint32_t>(gr.task.size()));
+      gr.target_begin.push_back(static_cast<std::uint32_t>(gr.target.size()));
     }
     batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
@@ -501,8 +504,8 @@ Result check(const Instance& inst, const Options& opt) {
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) {
-    gr.state_begin.push_back(gr.task.size());
-    gr.target_begin.push_back(gr.target.size());
+    gr.state_begin.push_back(static_cast<std::uint32_t>(gr.task.size()));
+    gr.target_begin.push_back(static_cast<std::uint32_t>(gr.target.size()));
   }
 
   if (opt.liveness && !truncated) {
@@ -520,23 +523,47 @@ Result check(const Instance& inst, const Options& opt) {
           rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
     }
     std::vector<InitiatorState> st(n);
+    // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
+    // the nodes a completion of which is reachable from s by node moves. A state is queued again
+    // only when its set grows, so at most N + 1 times.
+    std::vector<std::uint8_t> good(n, 0), queued(n, 0);
+    {
+      std::vector<std::uint32_t> queue;
+      for (std::size_t s = 0; s < n; ++s) {
+        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+          if (gr.task[a] & completes_bit)
+            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.task[a] >> 16) & 0xFF));
+        if (good[s]) queue.push_back(static_cast<std::uint32_t>(s)), queued[s] = 1;
+      }
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        const std::uint32_t x = queue[q];
+        queued[x] = 0;
+        for (std::uint64_t r = rbegin[x]; r < rbegin[x + 1]; ++r) {
+          const std::uint32_t y = rsrc[r];
+          if ((good[x] & ~good[y]) == 0) continue;
+          good[y] = static_cast<std::uint8_t>(good[y] | good[x]);
+          if (!queued[y]) queued[y] = 1, queue.push_back(y);
+        }
+      }
+      queued = {};
+      rsrc = {};  // the reverse graph is not needed by the end components: free it before
+      rbegin = {};
+    }
+    // Every end component of a node's region (its operation pending) is an end component of the
+    // union of the regions (some operation pending), so it lies inside a maximal end component of
+    // the union: the union is decomposed once over the whole graph, and each node's decomposition
+    // starts from the states left in it (usually a small fraction) instead of from every state.
+    std::vector<std::uint8_t> in_any(n, 0), allowed_any;
+    for (unsigned u = 0; u < inst.nodes; ++u)
+      for (std::size_t s = 0; s < n; ++s)
+        if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
+    end_components(gr, in_any, allowed_any);
+    allowed_any = {};
     for (unsigned u = 0; u < inst.nodes; ++u) {
       for (std::size_t s = 0; s < n; ++s) st[s] = model.packed_state(set.at(s), u);
       // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
-      std::vector<std::uint8_t> good(n, 0);
-      std::vector<std::uint32_t> queue;
-      for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          if ((gr.task[a] & completes_bit) && ((gr.task[a] >> 16) & 0xFF) == u) {
-            good[s] = 1;
-            queue.push_back(static_cast<std::uint32_t>(s));
-            break;
-          }
-      for (std::size_t q = 0; q < queue.size(); ++q)
-        for (std::uint64_t r = rbegin[queue[q]]; r < rbegin[queue[q] + 1]; ++r)
-          if (!good[rsrc[r]]) good[rsrc[r]] = 1, queue.push_back(rsrc[r]);
       for (std::size_t s = 0; s < n; ++s) {
-        if (good[s] || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
+        if (((good[s] >> u) & 1u) != 0 || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
         const std::string where(core::to_string(st[s]));
         report(Pending{
             "deadlock",
@@ -549,7 +576,7 @@ Result check(const Instance& inst, const Options& opt) {
       }
       // P7: a fair end component in which u's operation stays pending.
       std::vector<std::uint8_t> in(n), allowed;
-      for (std::size_t s = 0; s < n; ++s) in[s] = st[s] != InitiatorState::idle;
+      for (std::size_t s = 0; s < n; ++s) in[s] = in_any[s] && st[s] != InitiatorState::idle;
       const auto comp = end_components(gr, in, allowed);
       // The members of each component, grouped by sorting (component, state) pairs: one
       // allocation instead of one per component.
@@ -673,9 +700,8 @@ Result check(const Instance& inst, const Options& opt) {
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, parent and depth (for counterexamples), and in
   // liveness runs the graph (two offsets per state, a task per action, a number per target).
-  res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * 4) / res.states + 16 : 0);
+  res.bytes_per_state = set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
+                        (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * 4) / res.states + 8 : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

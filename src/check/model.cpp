@@ -10,15 +10,97 @@ using core::InitiatorState;
 using core::Message;
 using core::Port;
 
-// The packed node: Table-1 registers without the priority planes that stay 0 (bits >= ceil(log2 K)
-// of a priority < K), then D, persist, Lock calls left, the links of ports 1..Delta and the bags of
-// ports 0..Delta. Ports above Delta never hold anything, so dropping them loses no information.
+// The packed state: the topology moves left, then per node its Table-1 registers without the
+// priority planes that stay 0 (bits >= ceil(log2 K) of a priority < K), lock, state and phase, then
+// D, persist, the Lock calls left, the links of ports 1..Delta and the bags of ports 0..Delta, each
+// field in the fewest bits that hold every value it can take in the instance. Ports above Delta
+// never hold anything, so dropping them loses no information; a value that does not fit its field
+// stops the run with an error instead of being truncated, so equal packings mean equal states.
 namespace {
 constexpr std::size_t planes_offset = offsetof(NState, priorities) + offsetof(core::Priorities<Word>, planes);
 constexpr std::size_t tail_offset = offsetof(NState, lock_port);
 static_assert(planes_offset + core::priority_planes == tail_offset && tail_offset + 3 == sizeof(NState),
               "NodeState layout: registers, planes, lock, state, phase");
+constexpr unsigned state_bits = 3;  // six initiator states
+constexpr unsigned phase_bits = 2;  // three participant phases
+
+/// Bits to hold `values` distinct values (0..values-1).
+unsigned bits_for(std::uint64_t values) {
+  unsigned b = 0;
+  while ((std::uint64_t{1} << b) < values) ++b;
+  return b;
+}
+
+[[noreturn]] void does_not_fit() { throw std::logic_error("check: a state field does not fit its packed width"); }
+
+inline std::uint32_t get(const std::uint8_t* in, std::size_t pos, unsigned n) {
+  std::uint32_t v = 0;
+  unsigned done = 0;
+  while (done < n) {
+    const unsigned off = pos & 7, take = std::min(n - done, 8 - off);
+    v |= ((static_cast<std::uint32_t>(in[pos >> 3]) >> off) & ((1u << take) - 1)) << done;
+    done += take;
+    pos += take;
+  }
+  return v;
+}
+
+/// Dense message codes: the encoded byte + 1 (as the bags hold it) to 1..K+8, in the same order.
+struct Codes {
+  std::array<std::uint8_t, 256> dense{};
+  std::array<std::uint8_t, 256> byte{};
+  unsigned count = 0;
+};
+Codes make_codes(unsigned k) {
+  Codes c;
+  for (unsigned b = 1; b < 256; ++b)
+    if (core::decode(static_cast<std::uint8_t>(b - 1), k).ok()) {
+      c.dense[b] = static_cast<std::uint8_t>(++c.count);
+      c.byte[c.count] = static_cast<std::uint8_t>(b);
+    }
+  return c;
+}
 }  // namespace
+
+/// Writes fields of up to 24 bits one after another, least significant bit first; finish() writes
+/// the last partial byte (its unused high bits zero).
+struct BitWriter {
+  std::uint8_t* out;
+  std::uint64_t acc = 0;
+  unsigned n = 0;
+  void put(std::uint32_t v, unsigned bits) {
+    if ((std::uint64_t{v} >> bits) != 0) does_not_fit();
+    acc |= std::uint64_t{v} << n;
+    n += bits;
+    while (n >= 8) {
+      *out++ = static_cast<std::uint8_t>(acc);
+      acc >>= 8;
+      n -= 8;
+    }
+  }
+  void finish() {
+    if (n > 0) *out++ = static_cast<std::uint8_t>(acc);
+    acc = 0;
+    n = 0;
+  }
+};
+
+/// Reads what BitWriter wrote, never past the last byte it wrote.
+struct BitReader {
+  const std::uint8_t* in;
+  std::uint64_t acc = 0;
+  unsigned n = 0;
+  std::uint32_t get(unsigned bits) {
+    while (n < bits) {
+      acc |= std::uint64_t{*in++} << n;
+      n += 8;
+    }
+    const auto v = static_cast<std::uint32_t>(acc & ((std::uint64_t{1} << bits) - 1));
+    acc >>= bits;
+    n -= bits;
+    return v;
+  }
+};
 
 Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
@@ -27,8 +109,60 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
   do perms_.push_back(p);
   while (std::next_permutation(p.begin(), p.begin() + n));
   while ((1u << planes_) < inst.k) ++planes_;
-  node_bytes_ =
-      static_cast<unsigned>(planes_offset + planes_ + 3 + 3 + inst.delta + (inst.delta + 1) * channel_capacity);
+  const Codes codes = make_codes(inst.k);
+  codes_ = codes.count;
+  dense_ = codes.dense;
+  byte_ = codes.byte;
+  for (unsigned i = 0; i < binom_.size(); ++i) {
+    binom_[i][0] = 1;
+    for (unsigned r = 1; r <= channel_capacity; ++r)
+      binom_[i][r] = i == 0 ? 0 : binom_[i - 1][r - 1] + binom_[i - 1][r];
+  }
+  reg_bits_ = inst.delta + 1;
+  lock_bits_ = bits_for(inst.delta + 2);
+  locks_bits_ = bits_for(inst.locks + 1);
+  link_bits_ = bits_for(1 + inst.nodes * inst.delta);
+  bag_bits_ = bits_for(binom_[codes_ + channel_capacity][channel_capacity]);
+  changes_bits_ = bits_for(inst.max_changes + 1);
+  state_bit_ = static_cast<unsigned>(planes_offset + planes_) * reg_bits_ + lock_bits_;
+  node_bits_ = state_bit_ + state_bits + phase_bits + 2 * reg_bits_ + locks_bits_ + inst.delta * link_bits_ +
+               (inst.delta + 1) * bag_bits_;
+  stride_ = (changes_bits_ + inst.nodes * node_bits_ + 7) / 8;
+}
+
+// A bag is a multiset of at most channel_capacity codes: as channel_capacity dense values
+// x1 <= ... <= x4 in 0..codes (0 = empty slot) its rank in the combinatorial number system is
+// sum C(x_i + i - 1, i), a bijection onto 0..C(codes + 4, 4) - 1.
+std::uint32_t Model::bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const {
+  if (bag[0] == 0) return 0;  // the empty bag (the common case)
+  std::array<unsigned, channel_capacity> x{};
+  unsigned filled = 0;
+  for (auto c : bag)
+    if (c != 0) ++filled;
+  // sorted ascending: the empties (0) first, then the codes (already ascending in the bag)
+  for (unsigned i = 0; i < filled; ++i) {
+    const unsigned d = dense_[bag[i]];
+    if (d == 0) does_not_fit();
+    x[channel_capacity - filled + i] = d;
+  }
+  std::uint32_t r = 0;
+  for (unsigned i = 0; i < channel_capacity; ++i) r += binom_[x[i] + i][i + 1];
+  return r;
+}
+
+void Model::bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const {
+  bag.fill(0);
+  if (rank == 0) return;  // the empty bag
+  std::array<unsigned, channel_capacity> x{};
+  for (unsigned i = channel_capacity; i-- > 0;) {
+    unsigned y = i;  // C(i, i + 1) = 0 <= rank
+    while (binom_[y + 1][i + 1] <= rank) ++y;
+    rank -= binom_[y][i + 1];
+    x[i] = y - i;
+  }
+  unsigned j = 0;
+  for (unsigned i = 0; i < channel_capacity; ++i)
+    if (x[i] != 0) bag[j++] = byte_[x[i]];
 }
 
 Global Model::initial() const {
@@ -51,58 +185,65 @@ Global Model::initial() const {
   return g;
 }
 
-void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out) const {
+void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const {
   const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
   for (unsigned b = planes_; b < core::priority_planes; ++b)
     if (r.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
-  std::memcpy(out, s, planes_offset + planes_);
-  out += planes_offset + planes_;
-  std::memcpy(out, s + tail_offset, 3);
-  out += 3;
-  *out++ = r.d;
-  *out++ = r.persist;
-  *out++ = r.locks_left;
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(s[i], reg_bits_);
+  w.put(r.s.lock_port == core::no_port ? 0u : r.s.lock_port + 1u, lock_bits_);
+  w.put(static_cast<std::uint32_t>(r.s.state), state_bits);
+  w.put(static_cast<std::uint32_t>(r.s.phase), phase_bits);
+  w.put(r.d, reg_bits_);
+  w.put(r.persist, reg_bits_);
+  w.put(r.locks_left, locks_bits_);
   for (unsigned p = 0; p < inst_.delta; ++p) {
     const std::uint8_t lk = r.link[p];
-    *out++ = perm == nullptr || lk == no_link ? lk : static_cast<std::uint8_t>(perm[lk >> 4] << 4 | (lk & 15));
+    if (lk == no_link) {
+      w.put(0, link_bits_);
+      continue;
+    }
+    const unsigned peer = perm == nullptr ? lk >> 4 : perm[lk >> 4], port = lk & 15;
+    if (port < 1 || port > inst_.delta) does_not_fit();
+    w.put(1 + peer * inst_.delta + (port - 1), link_bits_);
   }
-  for (unsigned p = 0; p <= inst_.delta; ++p) {
-    std::memcpy(out, r.chan[p].data(), channel_capacity);
-    out += channel_capacity;
-  }
+  for (unsigned p = 0; p <= inst_.delta; ++p) w.put(bag_rank(r.chan[p]), bag_bits_);
 }
 
-void Model::unpack_node(const std::uint8_t* in, NodeRec& r) const {
+void Model::unpack_node(BitReader& in, NodeRec& r) const {
   r = NodeRec{};
   r.link.fill(no_link);
   auto* s = reinterpret_cast<std::uint8_t*>(&r.s);
-  std::memcpy(s, in, planes_offset + planes_);
-  in += planes_offset + planes_;
-  std::memcpy(s + tail_offset, in, 3);
-  in += 3;
-  r.d = *in++;
-  r.persist = *in++;
-  r.locks_left = *in++;
-  for (unsigned p = 0; p < inst_.delta; ++p) r.link[p] = *in++;
-  for (unsigned p = 0; p <= inst_.delta; ++p) {
-    std::memcpy(r.chan[p].data(), in, channel_capacity);
-    in += channel_capacity;
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) s[i] = static_cast<std::uint8_t>(in.get(reg_bits_));
+  const std::uint32_t lock = in.get(lock_bits_);
+  r.s.lock_port = lock == 0 ? core::no_port : static_cast<core::Port>(lock - 1);
+  r.s.state = static_cast<core::InitiatorState>(in.get(state_bits));
+  r.s.phase = static_cast<core::ParticipantPhase>(in.get(phase_bits));
+  r.d = static_cast<std::uint8_t>(in.get(reg_bits_));
+  r.persist = static_cast<std::uint8_t>(in.get(reg_bits_));
+  r.locks_left = static_cast<std::uint8_t>(in.get(locks_bits_));
+  for (unsigned p = 0; p < inst_.delta; ++p) {
+    const std::uint32_t lk = in.get(link_bits_);
+    if (lk != 0) r.link[p] = static_cast<std::uint8_t>((lk - 1) / inst_.delta << 4 | ((lk - 1) % inst_.delta + 1));
   }
+  for (unsigned p = 0; p <= inst_.delta; ++p) bag_unrank(in.get(bag_bits_), r.chan[p]);
 }
 
 core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
-  constexpr std::size_t state_in_tail = offsetof(NState, state) - tail_offset;
-  return static_cast<core::InitiatorState>(in[1 + u * node_bytes_ + planes_offset + planes_ + state_in_tail]);
+  return static_cast<core::InitiatorState>(
+      get(in, changes_bits_ + std::size_t{u} * node_bits_ + state_bit_, state_bits));
 }
 
 void Model::pack(const Global& g, std::uint8_t* out) const {
-  out[0] = g.changes_left;
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, out + 1 + u * node_bytes_);
+  BitWriter w{out};
+  w.put(g.changes_left, changes_bits_);
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, w);
+  w.finish();
 }
 
 void Model::unpack(const std::uint8_t* in, Global& g) const {
-  g.changes_left = in[0];
-  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(in + 1 + u * node_bytes_, g.n[u]);
+  BitReader rd{in};
+  g.changes_left = static_cast<std::uint8_t>(rd.get(changes_bits_));
+  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(rd, g.n[u]);
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};
   }
@@ -110,12 +251,15 @@ void Model::unpack(const std::uint8_t* in, Global& g) const {
 
 void Model::canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const {
   pack(g, out);
-  const std::size_t len = stride();
   for (std::size_t i = 1; i < perms_.size(); ++i) {
     const auto& perm = perms_[i];  // perm[old] = new
-    scratch[0] = g.changes_left;
-    for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], perm.data(), scratch + 1 + perm[u] * node_bytes_);
-    if (std::memcmp(scratch, out, len) < 0) std::memcpy(out, scratch, len);
+    std::array<std::uint8_t, max_nodes> old{};
+    for (unsigned u = 0; u < inst_.nodes; ++u) old[perm[u]] = static_cast<std::uint8_t>(u);
+    BitWriter w{scratch};
+    w.put(g.changes_left, changes_bits_);
+    for (unsigned j = 0; j < inst_.nodes; ++j) pack_node(g.n[old[j]], perm.data(), w);
+    w.finish();
+    if (std::memcmp(scratch, out, stride_) < 0) std::memcpy(out, scratch, stride_);
   }
 }
 

@@ -37,6 +37,9 @@ struct Global {
   std::array<NodeRec, max_nodes> n{};
 };
 
+struct BitWriter;
+struct BitReader;
+
 enum class Move : std::uint8_t { lock, unlock, guarded, deliver, cut, connect };
 
 /// One transition: which move, by which node, with which parameters and priority draw.
@@ -87,9 +90,9 @@ class Model {
   [[nodiscard]] const Instance& instance() const { return inst_; }
   [[nodiscard]] const core::Protocol<Word>& protocol() const { return proto_; }
   [[nodiscard]] Global initial() const;
-  /// Bytes of one stored state: the topology moves left and, per node, the bytes of its record
-  /// that can be non-zero in this instance (node_bytes).
-  [[nodiscard]] std::size_t stride() const { return 1 + inst_.nodes * node_bytes_; }
+  /// Bytes of one stored state: the topology moves left and, per node, its record bit-packed with
+  /// each field in the fewest bits its values in this instance need (node_bits).
+  [[nodiscard]] std::size_t stride() const { return stride_; }
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).
@@ -119,12 +122,28 @@ class Model {
   Instance inst_;
   core::Protocol<Word> proto_;
   std::vector<std::array<std::uint8_t, max_nodes>> perms_;
-  unsigned planes_ = 1;      ///< priority planes in use: ceil(log2 K) (the others stay 0)
-  unsigned node_bytes_ = 0;  ///< packed bytes per node
+  unsigned planes_ = 1;  ///< priority planes in use: ceil(log2 K) (the others stay 0)
+  // Field widths in bits (docs/checker.md, "The model explored").
+  unsigned reg_bits_ = 0;      ///< a port-set register, D or persist: Delta + 1
+  unsigned lock_bits_ = 0;     ///< lock: bottom or a port 0..Delta
+  unsigned locks_bits_ = 0;    ///< Lock calls left: 0..locks
+  unsigned link_bits_ = 0;     ///< a link: none or (peer, peer port)
+  unsigned bag_bits_ = 0;      ///< a bag: rank of a multiset of at most channel_capacity messages
+  unsigned changes_bits_ = 0;  ///< topology moves left: 0..max_changes
+  unsigned node_bits_ = 0;     ///< packed bits per node
+  unsigned state_bit_ = 0;     ///< offset of the state register within a node
+  std::size_t stride_ = 0;
+  unsigned codes_ = 0;                     ///< message kinds with their values: K + 8
+  std::array<std::uint8_t, 256> dense_{};  ///< bag code (encoded byte + 1) to 1..codes, in order
+  std::array<std::uint8_t, 256> byte_{};   ///< the inverse
+  /// binom_[n][r] for the combinatorial number system of bags.
+  std::array<std::array<std::uint32_t, channel_capacity + 1>, 48> binom_{};
 
   /// Packs one node; `perm` (perm[old] = new, or null) renames the peers of its links.
-  void pack_node(const NodeRec& r, const std::uint8_t* perm, std::uint8_t* out) const;
-  void unpack_node(const std::uint8_t* in, NodeRec& r) const;
+  void pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const;
+  void unpack_node(BitReader& in, NodeRec& r) const;
+  [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
+  void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;
 
   void finish(Global& g, unsigned u, const core::Effects<Word>& fx, Outcome& out, std::vector<SentMessage>* log) const;
 };

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "../../src/check/model.hpp"
 #include "instances.hpp"
 #include "lmx/check/replay.hpp"
 
@@ -120,6 +121,53 @@ TEST(Checker, StateCountsAgreeWithTheIndependentModel) {
   EXPECT_EQ(full.states, 119250u);
   EXPECT_EQ(full.verdict, "pass");
   EXPECT_EQ(lmx::check::check(three, safety).states, full.states);  // liveness does not change the search
+}
+
+// The bit packing is injective: every bag of at most four messages (any kinds and values) packs to
+// its own bits and unpacks to itself, and so do the other fields at their extreme values.
+TEST(Checker, BitPackingIsInjective) {
+  Instance i = two_nodes(Variant::repaired, 2, 3);
+  i.nodes = 3;
+  i.delta = 2;
+  i.k = 3;
+  const lmx::check::detail::Model m(i);
+  std::vector<std::uint8_t> codes;  // encoded byte + 1, as the bags hold them
+  for (unsigned b = 0; b < 255; ++b)
+    if (lmx::core::decode(static_cast<std::uint8_t>(b), i.k).ok()) codes.push_back(static_cast<std::uint8_t>(b + 1));
+  ASSERT_EQ(codes.size(), i.k + 8);
+  std::set<std::vector<std::uint8_t>> seen;
+  std::vector<std::uint8_t> buf(m.stride()), again(m.stride());
+  unsigned bags = 0;
+  const auto n = static_cast<unsigned>(codes.size());
+  for (unsigned a = 0; a <= n; ++a)
+    for (unsigned b = a; b <= n; ++b)
+      for (unsigned c = b; c <= n; ++c)
+        for (unsigned d = c; d <= n; ++d) {
+          auto g = m.initial();
+          std::array<std::uint8_t, lmx::check::channel_capacity> bag{};
+          unsigned j = 0;
+          for (unsigned x : {a, b, c, d})  // x = n: no message in this slot
+            if (x < n) bag[j++] = codes[x];
+          g.n[2].chan[1] = bag;
+          g.n[1].s.lock_port = 2;
+          g.n[0].s.state = lmx::core::InitiatorState::unlock;
+          g.n[0].locks_left = 2;
+          g.n[1].d = 7;
+          m.pack(g, buf.data());
+          lmx::check::detail::Global back;
+          m.unpack(buf.data(), back);
+          EXPECT_EQ(back.n[2].chan[1], bag);
+          EXPECT_EQ(back.n[1].s, g.n[1].s);
+          EXPECT_EQ(back.n[0].s.state, g.n[0].s.state);
+          EXPECT_EQ(back.n[0].link, g.n[0].link);
+          EXPECT_EQ(m.packed_state(buf.data(), 0), lmx::core::InitiatorState::unlock);
+          m.pack(back, again.data());
+          EXPECT_EQ(buf, again);
+          seen.insert(buf);
+          ++bags;
+        }
+  EXPECT_EQ(seen.size(), bags);  // C(K + 12, 4) distinct bags, distinct packings
+  EXPECT_EQ(bags, 1365u);        // C(15, 4)
 }
 
 TEST(Checker, StateLimitGivesIncomplete) {
