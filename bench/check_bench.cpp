@@ -12,27 +12,19 @@ namespace {
 using lmx::check::Instance;
 using lmx::check::Options;
 
-Instance two_nodes() {  // 2 nodes, edge 0-1, Delta 1, K 2, 2 Lock calls, 2 changes: 187 k states
+/// One edge 0-1 among `nodes` nodes, Delta 1, K 2.
+Instance one_edge(unsigned nodes, unsigned locks, unsigned changes) {
   Instance inst;
-  inst.nodes = 2;
+  inst.nodes = nodes;
   inst.edges = {{0, 1}};
   inst.delta = 1;
   inst.k = 2;
-  inst.locks = 2;
-  inst.max_changes = 2;
+  inst.locks = locks;
+  inst.max_changes = changes;
   return inst;
 }
-
-Instance three_nodes() {  // 3 nodes, edge 0-1, Delta 1, K 2, 1 Lock call, no change: 119 k states
-  Instance inst;
-  inst.nodes = 3;
-  inst.edges = {{0, 1}};
-  inst.delta = 1;
-  inst.k = 2;
-  inst.locks = 1;
-  inst.max_changes = 0;
-  return inst;
-}
+Instance two_nodes() { return one_edge(2, 2, 2); }    // 2 Lock calls, 2 changes: 187 k states
+Instance three_nodes() { return one_edge(3, 1, 0); }  // 1 Lock call, no change: 119 k states
 
 void run(benchmark::State& state, const Instance& inst, bool liveness) {
   Options opt;
