@@ -129,8 +129,7 @@ Outcome play(Variant variant, const Shape& shape, const std::vector<Op>& ops, In
     out.script += command + "\n";
     for (const auto& line : in.execute(command)) out.script += "  | " + line + "\n";
     out.violations = in.network()->violations();
-    if (variant == Variant::paper && out.violations.size() == 1 &&
-        is_known_double_send(in.network()->last_effects())) {
+    if (variant == Variant::paper && out.violations.size() == 1 && is_known_double_send(in.network()->last_effects())) {
       out.known_double_send = true;
       out.violations.clear();
       return false;
