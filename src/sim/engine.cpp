@@ -320,12 +320,7 @@ class EngineImpl final : public Engine {
     neighbours_[v] = static_cast<Word>(neighbours_[v] | (Word{1} << pv));
     ++edges_;
     log({tick32(), EvKind::connect, pu, pv, 0, u, v});
-    if (lines_.enabled()) {
-      begin_line("connect");
-      line_ += ",\"u\":" + std::to_string(u) + ",\"pu\":" + std::to_string(pu) + ",\"v\":" + std::to_string(v) +
-               ",\"pv\":" + std::to_string(pv) + "}";
-      commit_line();
-    }
+    trace_edge("connect", u, pu, v, pv);
     // Lock-set fine print (design notes §4): a node whose lock still names a port whose edge was
     // cut, and that has not acted since, is counted by the paper's definition in the lock set of
     // whichever node now connects on that port.
@@ -335,6 +330,14 @@ class EngineImpl final : public Engine {
         if (stale_examples_.size() < 20)
           stale_examples_.push_back({{"round", now()}, {"node", x}, {"port", px}, {"newcomer", y}});
       }
+  }
+  /// The trace line of a topology change: both ends with their port labels.
+  void trace_edge(const char* kind, NodeId u, Port pu, NodeId v, Port pv) {
+    if (!lines_.enabled()) return;
+    begin_line(kind);
+    line_ += ",\"u\":" + std::to_string(u) + ",\"pu\":" + std::to_string(pu) + ",\"v\":" + std::to_string(v) +
+             ",\"pv\":" + std::to_string(pv) + "}";
+    commit_line();
   }
   void unlink(NodeId u, Port pu) {
     const NodeId v = peer(u, pu);
@@ -349,12 +352,7 @@ class EngineImpl final : public Engine {
     detector_[v] = static_cast<Word>(detector_[v] | (Word{1} << pv));
     --edges_;
     log({tick32(), EvKind::cut, pu, pv, 0, u, v});
-    if (lines_.enabled()) {
-      begin_line("cut");
-      line_ += ",\"u\":" + std::to_string(u) + ",\"pu\":" + std::to_string(pu) + ",\"v\":" + std::to_string(v) +
-               ",\"pv\":" + std::to_string(pv) + "}";
-      commit_line();
-    }
+    trace_edge("cut", u, pu, v, pv);
     // Persistence (P2, P3): the neighbour on this port is no longer persistent for either end.
     for (auto [x, px, y] : {std::tuple{u, pu, v}, std::tuple{v, pv, u}}) {
       persistent_[x] = static_cast<Word>(persistent_[x] & ~(Word{1} << px));
