@@ -28,13 +28,32 @@ echo "-- repaired variant: passes"
 "$lmx" check --nodes 3 --edges "" --delta 1 --k 2 --locks 1 --max-changes 1 --safety-only
 "$lmx" check --nodes 3 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 0
 
+echo "-- symmetry reduction: the same findings as the full search, and its counterexamples replay"
+mkdir -p "$tmp/sym"
+for sym in "" --no-symmetry; do
+  "$lmx" check --json $sym --variant paper --nodes 3 --edges "" --delta 2 --k 2 --locks 1 --max-changes 1 \
+    --write "$tmp/sym" >"$tmp/sym$sym.json" || true
+done
+python3 - "$tmp/sym.json" "$tmp/sym--no-symmetry.json" <<'PY'
+import json, sys
+reduced, full = (json.load(open(f)) for f in sys.argv[1:3])
+def findings(j):
+    return sorted({(v["kind"], v["detail"].split(" ", 2)[2]) for v in j["violations"]})
+assert reduced["verdict"] == full["verdict"] == "fail", (reduced["verdict"], full["verdict"])
+assert findings(reduced) == findings(full), (findings(reduced), findings(full))
+assert reduced["states"] < full["states"], (reduced["states"], full["states"])
+print("symmetry ok:", reduced["states"], "states instead of", full["states"], "-", len(reduced["violations"]), "violations")
+PY
+for t in "$tmp"/sym/*.jsonl; do "$lmx" check --replay "$t" >/dev/null; done
+
 echo "-- --json fields"
 "$lmx" check --json --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 0 >"$tmp/j.json" || true
 python3 - "$tmp/j.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 for key in ("verdict", "states", "transitions", "seconds", "states_per_second", "bytes_per_state",
-            "cpu_seconds", "states_per_cpu_second", "explore_cpu_seconds", "violations"):
+            "cpu_seconds", "states_per_cpu_second", "explore_cpu_seconds", "symmetry", "lifted_states",
+            "violations"):
     assert key in j, key
 assert j["verdict"] == "fail"
 for v in j["violations"]:

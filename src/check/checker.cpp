@@ -174,6 +174,18 @@ class StateSet {
     reserve(1);
     return insert(s, hash(s));
   }
+  /// The index of a stored state, or UINT32_MAX.
+  [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
+    const std::uint64_t h = hash(s);
+    const std::size_t mask = slots_ - 1;
+    const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const std::uint64_t e = slot()[i];
+      if (e == 0) return UINT32_MAX;
+      if ((e & 0xFFFFFFFF00000000ull) == tag && std::memcmp(at(static_cast<std::uint32_t>(e) - 1), s, stride_) == 0)
+        return static_cast<std::uint32_t>(e) - 1;
+    }
+  }
   /// Arena plus index, per stored state.
   [[nodiscard]] std::size_t bytes_per_state() const {
     return count_ == 0 ? stride_ : stride_ + slots_ * sizeof(std::uint64_t) / count_;
@@ -231,6 +243,9 @@ struct Pending {
   std::uint32_t state = 0;  ///< the violating state (or the source of a violating transition)
   bool has_label = false;
   Label label;  ///< the violating transition, for transition problems
+  /// The concrete state that `nodes` and `label` refer to: under symmetry reduction the path
+  /// found to the stored state may end in another member of its orbit, and they are renamed.
+  Global where;
 };
 
 /// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
@@ -242,6 +257,12 @@ struct Graph {
   std::vector<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
   std::vector<std::uint32_t> task;          ///< per action: task_of | probabilistic_bit
   std::vector<std::uint32_t> target;
+  /// Per target, under symmetry reduction: the node renaming from the successor to the stored
+  /// state, two bits per node (renamed[v] = bits 2v..2v+1).
+  std::vector<std::uint8_t> target_nodes;
+  /// Per target, under symmetry reduction: the successor is not itself the stored state (it was
+  /// renamed to reach it). End components with no such target are decided on stored states.
+  std::vector<bool> twisted;
   unsigned k = 2;
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (task[a] & probabilistic_bit) ? k : 1; }
   /// Calls f(action, first target, end of targets) for each action of state s.
@@ -383,15 +404,49 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
 
 }  // namespace
 
+namespace {
+
+inline std::uint8_t node_map(const Renaming& r, unsigned nodes) {
+  unsigned m = 0;
+  for (unsigned v = 0; v < nodes; ++v) m |= unsigned{r.node[v]} << (2 * v);
+  return static_cast<std::uint8_t>(m);
+}
+
+/// The nodes of a successor whose completion is reachable, from those of the stored state it was
+/// renamed to (`map`: node_map of that renaming).
+inline std::uint8_t pull(std::uint8_t good, std::uint8_t map, unsigned nodes) {
+  unsigned m = 0;
+  for (unsigned v = 0; v < nodes; ++v) m |= ((good >> ((map >> (2 * v)) & 3u)) & 1u) << v;
+  return static_cast<std::uint8_t>(m);
+}
+
+Label rename_label(Label l, const Renaming& r) {
+  const unsigned u = l.node;
+  l.node = r.node[u];
+  switch (l.move) {
+    case Move::deliver: l.a = r.port[u][l.a]; break;
+    case Move::cut: l.a = r.port[u][l.a]; break;
+    case Move::connect:
+      l.a = r.port[u][l.a];
+      l.c = r.port[l.b][l.c];
+      l.b = r.node[l.b];
+      break;
+    default: break;
+  }
+  return l;
+}
+
+}  // namespace
+
 Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
   Result res;
   const Model model(inst);
-  const bool symmetry = opt.symmetry && !opt.liveness;  // fairness refers to node identities
+  const bool symmetry = opt.symmetry;
   const std::size_t stride = model.stride();
   StateSet set(stride);
-  std::vector<std::uint8_t> buf(stride), scratch(stride);
+  std::vector<std::uint8_t> buf(stride);
   std::vector<std::uint32_t> parent;
   std::vector<std::uint16_t> depth;
   Graph gr;
@@ -400,12 +455,15 @@ Result check(const Instance& inst, const Options& opt) {
   std::map<std::string, unsigned> seen;
   std::array<unsigned, 2> transition_problems{};  // internal, P3
 
-  auto store = [&](const Global& g) {
-    if (symmetry)
-      model.canonical(g, buf.data(), scratch.data());
-    else
-      model.pack(g, buf.data());
-    return set.insert(buf.data());
+  bool twisted = false;  // set by pack: the last state packed is not canonical
+  auto pack = [&](const Global& g, std::uint8_t* out) {
+    twisted = false;
+    if (!symmetry) {
+      model.pack(g, out);
+      return std::uint8_t{0};
+    }
+    const Renaming r = model.canonical(g, out, &twisted);
+    return node_map(r, inst.nodes);
   };
   auto report = [&](Pending p) {
     if (seen[p.signature]++ >= opt.per_kind) return;
@@ -415,11 +473,12 @@ Result check(const Instance& inst, const Options& opt) {
     std::vector<unsigned> nodes;
     std::string detail;
     const std::string kind = model.invariants(g, nodes, detail);
-    if (!kind.empty()) report(Pending{kind, kind, detail, nodes, idx, false, {}});
+    if (!kind.empty()) report(Pending{kind, kind, detail, nodes, idx, false, {}, g});
   };
 
   const Global init = model.initial();
-  store(init);
+  pack(init, buf.data());
+  set.insert(buf.data());
   parent.push_back(UINT32_MAX);
   depth.push_back(0);
   check_state(init, 0);
@@ -432,6 +491,8 @@ Result check(const Instance& inst, const Options& opt) {
     Outcome outcome;
     Global next;
     std::uint64_t hash;
+    std::uint8_t nodes;
+    bool twisted;
   };
   std::vector<Successor> batch;
   std::vector<std::uint8_t> packed;
@@ -445,7 +506,7 @@ Result check(const Instance& inst, const Options& opt) {
     }
     batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
-      batch.push_back(Successor{l, o, next, 0});
+      batch.push_back(Successor{l, o, next, 0, 0, false});
     });
     res.transitions += batch.size();
     if (set.size() + batch.size() > opt.max_states) {
@@ -455,7 +516,7 @@ Result check(const Instance& inst, const Options& opt) {
             transition_problems[sc.outcome.problem == Problem::p3] < opt.per_kind) {
           ++transition_problems[sc.outcome.problem == Problem::p3];
           const std::string kind = problem_kind(sc.outcome.problem);
-          report(Pending{kind, kind, problem_text(sc.outcome), {sc.outcome.problem_node}, i, true, sc.label});
+          report(Pending{kind, kind, problem_text(sc.outcome), {sc.outcome.problem_node}, i, true, sc.label, g});
         }
       continue;
     }
@@ -463,10 +524,8 @@ Result check(const Instance& inst, const Options& opt) {
     packed.resize(batch.size() * stride);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       std::uint8_t* out = packed.data() + b * stride;
-      if (symmetry)
-        model.canonical(batch[b].next, out, scratch.data());
-      else
-        model.pack(batch[b].next, out);
+      batch[b].nodes = pack(batch[b].next, out);
+      batch[b].twisted = twisted;
       batch[b].hash = set.hash(out);
       set.prefetch(batch[b].hash);
     }
@@ -478,7 +537,7 @@ Result check(const Instance& inst, const Options& opt) {
       if (o.problem != Problem::none && transition_problems[o.problem == Problem::p3] < opt.per_kind) {
         ++transition_problems[o.problem == Problem::p3];
         const std::string kind = problem_kind(o.problem);
-        report(Pending{kind, kind, problem_text(o), {o.problem_node}, i, true, l});
+        report(Pending{kind, kind, problem_text(o), {o.problem_node}, i, true, l, g});
       }
       auto [idx, inserted] = set.insert(packed.data() + b * stride, batch[b].hash);
       if (inserted) {
@@ -488,6 +547,7 @@ Result check(const Instance& inst, const Options& opt) {
         check_state(batch[b].next, idx);
       }
       if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
+      if (symmetry) gr.target_nodes.push_back(batch[b].nodes), gr.twisted.push_back(batch[b].twisted);
       if (l.probabilistic && l.prio > 0) {
         gr.target.push_back(idx);
         continue;
@@ -499,6 +559,8 @@ Result check(const Instance& inst, const Options& opt) {
       // No node move is possible: time passes (a stutter step, not a task of any node).
       gr.task.push_back(stutter_task);
       gr.target.push_back(i);
+      if (symmetry)
+        gr.target_nodes.push_back(node_map(Renaming{{0, 1, 2, 3}, {}}, inst.nodes)), gr.twisted.push_back(false);
     }
   }
   res.states = set.size();
@@ -513,19 +575,23 @@ Result check(const Instance& inst, const Options& opt) {
     // Reverse edges for backward reachability.
     std::vector<std::uint64_t> rbegin(n + 1, 0);
     std::vector<std::uint32_t> rsrc(gr.target.size());
+    std::vector<std::uint8_t> rnodes(symmetry ? gr.target.size() : 0);
     for (std::size_t s = 0; s < n; ++s)
       for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) ++rbegin[gr.target[t] + 1];
     for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
     {
       std::vector<std::uint64_t> fill(rbegin.begin(), rbegin.end() - 1);
       for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t)
+        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) {
+          if (symmetry) rnodes[fill[gr.target[t]]] = gr.target_nodes[t];
           rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
+        }
     }
-    std::vector<InitiatorState> st(n);
+    gr.target_nodes = {};
     // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
     // the nodes a completion of which is reachable from s by node moves. A state is queued again
-    // only when its set grows, so at most N + 1 times.
+    // only when its set grows, so at most N + 1 times. Under symmetry reduction an edge leads to
+    // a renamed successor, and the set is renamed back along it (pull).
     std::vector<std::uint8_t> good(n, 0), queued(n, 0);
     {
       std::vector<std::uint32_t> queue;
@@ -540,15 +606,36 @@ Result check(const Instance& inst, const Options& opt) {
         queued[x] = 0;
         for (std::uint64_t r = rbegin[x]; r < rbegin[x + 1]; ++r) {
           const std::uint32_t y = rsrc[r];
-          if ((good[x] & ~good[y]) == 0) continue;
-          good[y] = static_cast<std::uint8_t>(good[y] | good[x]);
+          const std::uint8_t from = symmetry ? pull(good[x], rnodes[r], inst.nodes) : good[x];
+          if ((from & ~good[y]) == 0) continue;
+          good[y] = static_cast<std::uint8_t>(good[y] | from);
           if (!queued[y]) queued[y] = 1, queue.push_back(y);
         }
       }
       queued = {};
       rsrc = {};  // the reverse graph is not needed by the end components: free it before
       rbegin = {};
+      rnodes = {};
     }
+    // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
+    for (unsigned u = 0; u < inst.nodes; ++u)
+      for (std::size_t s = 0; s < n; ++s) {
+        const InitiatorState st = model.packed_state(set.at(s), u);
+        if (((good[s] >> u) & 1u) != 0 || st == InitiatorState::idle || st == InitiatorState::locked) continue;
+        const std::string where(core::to_string(st));
+        Global at;
+        model.unpack(set.at(s), at);
+        report(Pending{
+            "deadlock",
+            "deadlock/" + where,
+            "node " + std::to_string(u) + " stays in " + where + ": no completion is reachable by node actions alone",
+            {u},
+            static_cast<std::uint32_t>(s),
+            false,
+            {},
+            at});
+      }
+    good = {};
     // Every end component of a node's region (its operation pending) is an end component of the
     // union of the regions (some operation pending), so it lies inside a maximal end component of
     // the union: the union is decomposed once over the whole graph, and each node's decomposition
@@ -557,114 +644,199 @@ Result check(const Instance& inst, const Options& opt) {
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s)
         if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
-    end_components(gr, in_any, allowed_any);
-    allowed_any = {};
-    for (unsigned u = 0; u < inst.nodes; ++u) {
-      for (std::size_t s = 0; s < n; ++s) st[s] = model.packed_state(set.at(s), u);
-      // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
-      for (std::size_t s = 0; s < n; ++s) {
-        if (((good[s] >> u) & 1u) != 0 || st[s] == InitiatorState::idle || st[s] == InitiatorState::locked) continue;
-        const std::string where(core::to_string(st[s]));
-        report(Pending{
-            "deadlock",
-            "deadlock/" + where,
-            "node " + std::to_string(u) + " stays in " + where + ": no completion is reachable by node actions alone",
-            {u},
-            static_cast<std::uint32_t>(s),
-            false,
-            {}});
-      }
-      // P7: a fair end component in which u's operation stays pending.
-      std::vector<std::uint8_t> in(n), allowed;
-      for (std::size_t s = 0; s < n; ++s) in[s] = in_any[s] && st[s] != InitiatorState::idle;
-      const auto comp = end_components(gr, in, allowed);
-      // The members of each component, grouped by sorting (component, state) pairs: one
-      // allocation instead of one per component.
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> by_comp;
-      for (std::size_t s = 0; s < n; ++s)
-        if (comp[s] != UINT32_MAX) by_comp.emplace_back(comp[s], static_cast<std::uint32_t>(s));
-      std::sort(by_comp.begin(), by_comp.end());
-      std::vector<std::uint32_t> member_state(by_comp.size());
-      std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in member_state
-      for (std::size_t i = 0; i < by_comp.size(); ++i) {
-        member_state[i] = by_comp[i].second;
-        if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
-        groups.back().second = i + 1;
-      }
-      by_comp = {};
-      auto members = [&](std::uint32_t c) {
-        return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
-                                              groups[c].second - groups[c].first);
-      };
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, group)
-      for (std::uint32_t c = 0; c < groups.size(); ++c) {
-        const auto ms = members(c);
-        // Candidate tasks: fair tasks enabled at the first member.
-        std::vector<std::uint32_t> cand;
-        for (std::uint64_t a = gr.state_begin[ms[0]]; a < gr.state_begin[ms[0] + 1]; ++a)
-          if (gr.task[a] & fair_bit) cand.push_back(gr.task[a] & task_mask);
-        bool fair = true;
-        for (std::uint32_t task : cand) {
-          bool everywhere = true, taken = false;
-          for (std::uint32_t s : ms) {
-            bool enabled = false;
-            for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-              if ((gr.task[a] & task_mask) == task) {
-                enabled = true;
-                if (allowed[a]) taken = true;
-              }
-            if (!enabled) everywhere = false;
-          }
-          if (everywhere && !taken) {
-            fair = false;
-            break;
-          }
+    const auto union_comp = end_components(gr, in_any, allowed_any);
+
+    // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
+    // `states`, the first `count` of them, those with in_base set considered).
+    auto decide = [&](const Graph& fg, const StateSet& states, std::size_t count,
+                      const std::vector<std::uint8_t>& in_base) {
+      std::vector<InitiatorState> st(count);
+      for (unsigned u = 0; u < inst.nodes; ++u) {
+        for (std::size_t s = 0; s < count; ++s)
+          st[s] = in_base[s] ? model.packed_state(states.at(s), u) : InitiatorState::idle;
+        std::vector<std::uint8_t> in(count), allowed;
+        for (std::size_t s = 0; s < count; ++s) in[s] = in_base[s] && st[s] != InitiatorState::idle;
+        const auto comp = end_components(fg, in, allowed);
+
+        // The members of each component, grouped by sorting (component, state) pairs: one
+        // allocation instead of one per component.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> by_comp;
+        for (std::size_t s = 0; s < count; ++s)
+          if (comp[s] != UINT32_MAX) by_comp.emplace_back(comp[s], static_cast<std::uint32_t>(s));
+        std::sort(by_comp.begin(), by_comp.end());
+        std::vector<std::uint32_t> member_state(by_comp.size());
+        std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in member_state
+        for (std::size_t i = 0; i < by_comp.size(); ++i) {
+          member_state[i] = by_comp[i].second;
+          if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
+          groups.back().second = i + 1;
         }
-        if (fair) fair_entries.emplace_back(ms[0], c);
-      }
-      std::sort(fair_entries.begin(), fair_entries.end());
-      for (auto [s, c] : fair_entries) {
-        if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
-          for (std::uint32_t m : members(c)) {
-            model.unpack(set.at(m), g);
-            std::fprintf(stderr, "ec %u state %u:", c, m);
-            for (unsigned w = 0; w < inst.nodes; ++w) {
-              const auto& r = g.n[w];
-              std::fprintf(
-                  stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
-                  std::string(core::to_string(r.s.state)).c_str(), std::string(core::to_string(r.s.phase)).c_str(),
-                  r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(), r.s.replied.bits(),
-                  r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(), r.s.on_hold.bits(), r.s.applicants.bits(),
-                  r.s.candidates.bits(), r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
-              for (unsigned p = 0; p <= inst.delta; ++p)
-                for (auto code : r.chan[p])
-                  if (code) {
-                    const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
-                    std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
-                  }
+        by_comp = {};
+        auto members = [&](std::uint32_t c) {
+          return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
+                                                groups[c].second - groups[c].first);
+        };
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, group)
+        for (std::uint32_t c = 0; c < groups.size(); ++c) {
+          const auto ms = members(c);
+          // Candidate tasks: fair tasks enabled at the first member.
+          std::vector<std::uint32_t> cand;
+          for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
+            if (fg.task[a] & fair_bit) cand.push_back(fg.task[a] & task_mask);
+          bool fair = true;
+          for (std::uint32_t task : cand) {
+            bool everywhere = true, taken = false;
+            for (std::uint32_t s : ms) {
+              bool enabled = false;
+              for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
+                if ((fg.task[a] & task_mask) == task) {
+                  enabled = true;
+                  if (allowed[a]) taken = true;
+                }
+              if (!enabled) everywhere = false;
             }
-            std::fprintf(stderr, "\n");
-            gr.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
-              std::fprintf(stderr, "   act %x allowed=%d ->", gr.task[a] & ~probabilistic_bit, allowed[a]);
-              for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", gr.target[t]);
-              std::fprintf(stderr, "\n");
-            });
+            if (everywhere && !taken) {
+              fair = false;
+              break;
+            }
           }
-        const std::string where(core::to_string(st[s]));
-        report(Pending{"P7",
-                       "P7/" + where,
-                       "node " + std::to_string(u) + " can stay in " + where +
-                           " forever under weak fairness with positive probability (a fair end component of " +
-                           std::to_string(members(c).size()) + " states)",
-                       {u},
-                       s,
-                       false,
-                       {}});
+          if (fair) fair_entries.emplace_back(ms[0], c);
+        }
+        std::sort(fair_entries.begin(), fair_entries.end());
+        for (auto [s, c] : fair_entries) {
+          if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
+            for (std::uint32_t m : members(c)) {
+              model.unpack(states.at(m), g);
+              std::fprintf(stderr, "ec %u state %u:", c, m);
+              for (unsigned w = 0; w < inst.nodes; ++w) {
+                const auto& r = g.n[w];
+                std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
+                             std::string(core::to_string(r.s.state)).c_str(),
+                             std::string(core::to_string(r.s.phase)).c_str(),
+                             r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(),
+                             r.s.replied.bits(), r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(),
+                             r.s.on_hold.bits(), r.s.applicants.bits(), r.s.candidates.bits(),
+                             r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
+                for (unsigned p = 0; p <= inst.delta; ++p)
+                  for (auto code : r.chan[p])
+                    if (code) {
+                      const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
+                      std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
+                    }
+              }
+              std::fprintf(stderr, "\n");
+              fg.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+                std::fprintf(stderr, "   act %x allowed=%d ->", fg.task[a] & ~probabilistic_bit, allowed[a]);
+                for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", fg.target[t]);
+                std::fprintf(stderr, "\n");
+              });
+            }
+          const std::string where(core::to_string(st[s]));
+          Global at;
+          model.unpack(states.at(s), at);
+          std::uint32_t stored = s;
+          if (symmetry) {
+            pack(at, buf.data());
+            stored = set.find(buf.data());
+          }
+          report(Pending{"P7",
+                         "P7/" + where,
+                         "node " + std::to_string(u) + " can stay in " + where +
+                             " forever under weak fairness with positive probability (a fair end component of " +
+                             std::to_string(members(c).size()) + " states)",
+                         {u},
+                         stored,
+                         false,
+                         {},
+                         at});
+        }
       }
+    };
+
+    // Fairness refers to node and port identities, which a stored (canonical) state may have
+    // renamed. A maximal end component of the union whose actions all reach their successors
+    // unrenamed is a piece of the concrete MDP and is decided as it is (without symmetry
+    // reduction, all of them). The others are decided on concrete states, rebuilt below with
+    // their node moves (those leaving the set go to a sink outside every region). A concrete end
+    // component projects onto an end component of the reduced graph (the canonical form is the
+    // same for a whole orbit), so it is found there (docs/checker.md, "Symmetry").
+    std::vector<std::uint8_t> twisted_comp;
+    if (symmetry) {
+      std::uint32_t comps = 0;
+      for (std::size_t s = 0; s < n; ++s)
+        if (in_any[s]) comps = std::max(comps, union_comp[s] + 1);
+      twisted_comp.assign(comps, 0);
+      for (std::size_t s = 0; s < n; ++s) {
+        if (!in_any[s]) continue;
+        gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+          if (!allowed_any[a]) return;
+          for (std::uint64_t t = tb; t < te; ++t)
+            if (gr.twisted[t]) twisted_comp[union_comp[s]] = 1;
+        });
+      }
+    }
+    allowed_any = {};
+    std::vector<std::uint8_t> in_exact(n, 0), in_lift(n, 0);
+    bool any_lift = false;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!in_any[s]) continue;
+      const bool twist = symmetry && twisted_comp[union_comp[s]];
+      (twist ? in_lift : in_exact)[s] = 1;
+      any_lift = any_lift || twist;
+    }
+    decide(gr, set, n, in_exact);
+    in_exact = {};
+    if (any_lift) {
+      StateSet lifted(stride);
+      Graph lg;
+      lg.k = inst.k;
+      // The concrete states: the stored states themselves, then every state reachable from them
+      // by node moves whose stored state is in such a component. A concrete end component is a
+      // renamed copy of one that contains a stored state, so it is found among these.
+      Global c;
+      for (std::size_t s = 0; s < n; ++s)
+        if (in_lift[s]) lifted.insert(set.at(s));
+      std::vector<std::uint8_t> canon(stride);
+      std::vector<std::uint32_t> leaves;  // positions in lg.target that go to the sink
+      for (std::uint32_t s = 0; s < lifted.size(); ++s) {
+        model.unpack(lifted.at(s), c);
+        lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
+        lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));
+        model.successors(c, [&](const Label& l, const Global& next, const Outcome& o) {
+          if (l.move == Move::cut || l.move == Move::connect) return;
+          if (!(l.probabilistic && l.prio > 0))
+            lg.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
+          model.canonical(next, canon.data());
+          const std::uint32_t stored = set.find(canon.data());
+          if (stored == UINT32_MAX || !in_lift[stored]) {
+            leaves.push_back(static_cast<std::uint32_t>(lg.target.size()));
+            lg.target.push_back(0);
+            return;
+          }
+          model.pack(next, buf.data());
+          lg.target.push_back(lifted.insert(buf.data()).first);
+        });
+        if (lg.task.size() == lg.state_begin.back()) {
+          lg.task.push_back(stutter_task);
+          lg.target.push_back(s);
+        }
+      }
+      const auto sink = static_cast<std::uint32_t>(lifted.size());
+      for (std::uint32_t t : leaves) lg.target[t] = sink;
+      for (int i = 0; i < 2; ++i) {  // the sink (a stutter loop), then the end
+        lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
+        lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));
+        if (i == 0) lg.task.push_back(stutter_task), lg.target.push_back(sink);
+      }
+      res.lifted_states = sink;
+      std::vector<std::uint8_t> in_lifted(sink + 1, 1);
+      in_lifted[sink] = 0;
+      decide(lg, lifted, sink + 1, in_lifted);
     }
   }
 
   // Counterexamples: re-find each path step on concrete states (works with symmetry reduction).
+  const std::vector<Renaming> group = symmetry && !pending.empty() ? model.group() : std::vector<Renaming>{};
   for (const Pending& p : pending) {
     std::vector<std::uint32_t> chain;
     for (std::uint32_t s = p.state; s != UINT32_MAX; s = parent[s]) chain.push_back(s);
@@ -677,10 +849,7 @@ Result check(const Instance& inst, const Options& opt) {
       Label chosen_label;
       model.successors(cur, [&](const Label& l, const Global& next, const Outcome&) {
         if (found) return;
-        if (symmetry)
-          model.canonical(next, buf.data(), scratch.data());
-        else
-          model.pack(next, buf.data());
+        pack(next, buf.data());
         if (std::memcmp(buf.data(), set.at(chain[i]), stride) == 0) {
           found = true;
           chosen = next;
@@ -691,7 +860,23 @@ Result check(const Instance& inst, const Options& opt) {
       cur = chosen;
     }
     std::vector<unsigned> nodes = p.nodes;
-    if (p.has_label) path.push_back(p.label);
+    Label label = p.label;
+    if (symmetry) {
+      // The path ends in a member of the orbit of the state the violation was found in: rename
+      // the violation's nodes and transition to it.
+      std::vector<std::uint8_t> target(stride), mine(stride);
+      model.pack(cur, target.data());
+      Global r;
+      for (const Renaming& x : group) {
+        model.rename(p.where, x, r);
+        model.pack(r, mine.data());
+        if (std::memcmp(mine.data(), target.data(), stride) != 0) continue;
+        for (unsigned& u : nodes) u = x.node[u];
+        label = rename_label(label, x);
+        break;
+      }
+    }
+    if (p.has_label) path.push_back(label);
     Violation v{p.kind, nodes, p.detail, static_cast<unsigned>(path.size()), {}};
     v.trace = write_trace(model, path, p.kind, nodes, p.detail);
     res.violations.push_back(std::move(v));
@@ -699,9 +884,11 @@ Result check(const Instance& inst, const Options& opt) {
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, parent and depth (for counterexamples), and in
-  // liveness runs the graph (two offsets per state, a task per action, a number per target).
-  res.bytes_per_state = set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
-                        (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * 4) / res.states + 8 : 0);
+  // liveness runs the graph (two offsets per state, a task per action, a number per target, and
+  // under symmetry reduction a node renaming per target).
+  res.bytes_per_state =
+      set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
+      (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * (symmetry ? 5 : 4)) / res.states + 8 : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -108,6 +108,20 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
   for (unsigned i = 0; i < max_nodes; ++i) p[i] = static_cast<std::uint8_t>(i);
   do perms_.push_back(p);
   while (std::next_permutation(p.begin(), p.begin() + n));
+  std::array<std::uint8_t, max_delta + 1> q{};
+  for (unsigned i = 0; i <= max_delta; ++i) q[i] = static_cast<std::uint8_t>(i);
+  do port_perms_.push_back(q);
+  while (std::next_permutation(q.begin() + 1, q.begin() + 1 + std::min(inst.delta, max_delta)));
+  for (const auto& pm : port_perms_) {
+    std::array<std::uint8_t, 16> t{};
+    for (unsigned m = 0; m < 16; ++m) {
+      unsigned x = m & 1u;
+      for (unsigned b = 1; b <= std::min(inst.delta, max_delta); ++b)
+        if ((m >> b) & 1u) x |= 1u << pm[b];
+      t[m] = static_cast<std::uint8_t>(x);
+    }
+    bit_perms_.push_back(t);
+  }
   while ((1u << planes_) < inst.k) ++planes_;
   const Codes codes = make_codes(inst.k);
   codes_ = codes.count;
@@ -185,7 +199,7 @@ Global Model::initial() const {
   return g;
 }
 
-void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const {
+void Model::pack_node(const NodeRec& r, BitWriter& w) const {
   const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
   for (unsigned b = planes_; b < core::priority_planes; ++b)
     if (r.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
@@ -202,7 +216,7 @@ void Model::pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) 
       w.put(0, link_bits_);
       continue;
     }
-    const unsigned peer = perm == nullptr ? lk >> 4 : perm[lk >> 4], port = lk & 15;
+    const unsigned peer = lk >> 4, port = lk & 15;
     if (port < 1 || port > inst_.delta) does_not_fit();
     w.put(1 + peer * inst_.delta + (port - 1), link_bits_);
   }
@@ -236,7 +250,7 @@ core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) con
 void Model::pack(const Global& g, std::uint8_t* out) const {
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], nullptr, w);
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], w);
   w.finish();
 }
 
@@ -249,18 +263,199 @@ void Model::unpack(const std::uint8_t* in, Global& g) const {
   }
 }
 
-void Model::canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const {
-  pack(g, out);
-  for (std::size_t i = 1; i < perms_.size(); ++i) {
-    const auto& perm = perms_[i];  // perm[old] = new
-    std::array<std::uint8_t, max_nodes> old{};
-    for (unsigned u = 0; u < inst_.nodes; ++u) old[perm[u]] = static_cast<std::uint8_t>(u);
-    BitWriter w{scratch};
-    w.put(g.changes_left, changes_bits_);
-    for (unsigned j = 0; j < inst_.nodes; ++j) pack_node(g.n[old[j]], perm.data(), w);
-    w.finish();
-    if (std::memcmp(scratch, out, stride_) < 0) std::memcpy(out, scratch, stride_);
+namespace {
+/// A port bit mask (bits 0..Delta) with bits 1..Delta renamed.
+inline std::uint8_t rename_bits(std::uint8_t m, const std::array<std::uint8_t, max_delta + 1>& pm, unsigned delta) {
+  auto x = static_cast<std::uint8_t>(m & 1u);
+  for (unsigned q = 1; q <= delta; ++q)
+    if ((m >> q) & 1u) x = static_cast<std::uint8_t>(x | 1u << pm[q]);
+  return x;
+}
+
+/// Everything of one node except the peers of its links, with its ports renamed: what the
+/// canonical form orders nodes and ports by. Equal keys and equal links mean equal nodes.
+/// Compared as 64-bit words: the canonical member needs a fixed total order of keys, not a
+/// lexicographic one, and the key's unused tail stays zero.
+struct LocalKey {
+  static constexpr std::size_t bytes = planes_offset + core::priority_planes + 8 + (max_delta + 1) * channel_capacity;
+  static constexpr std::size_t words = (bytes + 7) / 8;
+  union {
+    std::array<std::uint8_t, words * 8> b;
+    std::array<std::uint64_t, words> w;
+  };
+  LocalKey() : w{} {}
+  /// -1, 0 or 1.
+  [[nodiscard]] int compare(const LocalKey& o) const {
+    for (std::size_t i = 0; i < words; ++i)
+      if (w[i] != o.w[i]) return w[i] < o.w[i] ? -1 : 1;
+    return 0;
   }
+};
+}  // namespace
+
+void Model::rename(const Global& g, const Renaming& r, Global& out) const {
+  out = g;
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    const NodeRec& a = g.n[u];
+    NodeRec& b = out.n[r.node[u]];
+    const auto& pm = r.port[u];
+    b = a;
+    const auto* from = reinterpret_cast<const std::uint8_t*>(&a.s);
+    auto* to = reinterpret_cast<std::uint8_t*>(&b.s);
+    for (std::size_t i = 0; i < planes_offset + core::priority_planes; ++i)
+      to[i] = rename_bits(from[i], pm, inst_.delta);
+    if (a.s.lock_port != core::no_port) b.s.lock_port = pm[a.s.lock_port];
+    b.d = rename_bits(a.d, pm, inst_.delta);
+    b.persist = rename_bits(a.persist, pm, inst_.delta);
+    b.link.fill(no_link);
+    for (unsigned q = 1; q <= inst_.delta; ++q) {
+      b.chan[pm[q]] = a.chan[q];
+      const std::uint8_t lk = a.link[q - 1];
+      if (lk != no_link) b.link[pm[q] - 1] = static_cast<std::uint8_t>(r.node[lk >> 4] << 4 | r.port[lk >> 4][lk & 15]);
+    }
+  }
+}
+
+std::vector<Renaming> Model::group() const {
+  std::vector<Renaming> all;
+  std::size_t orders = 1;
+  for (unsigned u = 0; u < inst_.nodes; ++u) orders *= port_perms_.size();
+  for (const auto& perm : perms_)
+    for (std::size_t c = 0; c < orders; ++c) {
+      Renaming r;
+      r.node = perm;
+      std::size_t rest = c;
+      for (unsigned u = 0; u < max_nodes; ++u) {
+        r.port_order[u] = static_cast<std::uint8_t>(u < inst_.nodes ? rest % port_perms_.size() : 0);
+        r.port[u] = port_perms_[r.port_order[u]];
+        if (u < inst_.nodes) rest /= port_perms_.size();
+      }
+      all.push_back(r);
+    }
+  return all;
+}
+
+// The canonical member of an orbit is the one whose key (the nodes' local keys in node order,
+// then every link as (peer, peer port)) is lexicographically smallest; the key determines the
+// state, so the canonical member is unique. The smallest key starts with the local keys sorted,
+// each node's at its best port order, so only node orders that sort the keys and port orders
+// that reach a node's best key are tried for the links (usually one of each).
+Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const {
+  const unsigned n = inst_.nodes, delta = inst_.delta;
+  std::array<LocalKey, max_nodes> best{};
+  std::array<std::array<std::uint8_t, 6>, max_nodes> ties{};  // port orders (indices) reaching best
+  std::array<unsigned, max_nodes> tie_count{};
+  for (unsigned u = 0; u < n; ++u) {
+    const NodeRec& a = g.n[u];
+    const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
+    for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
+      const auto& pm = port_perms_[pi];
+      const auto& bits = bit_perms_[pi];
+      LocalKey key;
+      auto& k = key.b;
+      std::size_t i = 0;
+      for (; i < planes_offset + planes_; ++i) k[i] = bits[regs[i] & 15u];
+      k[i++] = a.s.lock_port == core::no_port ? 0xFF : pm[a.s.lock_port];
+      k[i++] = static_cast<std::uint8_t>(a.s.state);
+      k[i++] = static_cast<std::uint8_t>(a.s.phase);
+      k[i++] = bits[a.d & 15u];
+      k[i++] = bits[a.persist & 15u];
+      k[i++] = a.locks_left;
+      std::uint8_t linked = 0;
+      for (unsigned q = 1; q <= delta; ++q)
+        if (a.link[q - 1] != no_link) linked = static_cast<std::uint8_t>(linked | 1u << pm[q]);
+      k[i++] = linked;
+      std::memcpy(&k[i], a.chan[0].data(), channel_capacity);
+      for (unsigned q = 1; q <= delta; ++q)
+        std::memcpy(&k[i + pm[q] * channel_capacity], a.chan[q].data(), channel_capacity);
+      const int order = pi == 0 ? -1 : key.compare(best[u]);
+      if (order < 0) {
+        best[u] = key;
+        tie_count[u] = 0;
+      }
+      if (order <= 0) ties[u][tie_count[u]++] = static_cast<std::uint8_t>(pi);
+    }
+  }
+  Renaming chosen, r;
+  bool have = false;
+  std::array<std::uint8_t, max_nodes * max_delta> links{}, best_links{};
+  std::array<unsigned, max_nodes> pick{};
+  for (const auto& perm : perms_) {
+    std::array<std::uint8_t, max_nodes> old{};
+    for (unsigned u = 0; u < n; ++u) old[perm[u]] = static_cast<std::uint8_t>(u);
+    bool sorted = true;
+    for (unsigned j = 1; j < n && sorted; ++j) sorted = best[old[j]].compare(best[old[j - 1]]) >= 0;
+    if (!sorted) continue;
+    r.node = perm;
+    pick.fill(0);
+    for (;;) {  // every combination of tied port orders
+      for (unsigned u = 0; u < n; ++u) r.port_order[u] = ties[u][pick[u]], r.port[u] = port_perms_[ties[u][pick[u]]];
+      links.fill(0);
+      for (unsigned u = 0; u < n; ++u)
+        for (unsigned q = 1; q <= delta; ++q) {
+          const std::uint8_t lk = g.n[u].link[q - 1];
+          if (lk != no_link)
+            links[perm[u] * max_delta + r.port[u][q] - 1] =
+                static_cast<std::uint8_t>(1 + (r.node[lk >> 4] << 4 | r.port[lk >> 4][lk & 15]));
+        }
+      if (!have || std::memcmp(links.data(), best_links.data(), links.size()) < 0) {
+        have = true;
+        best_links = links;
+        chosen = r;
+      }
+      unsigned u = 0;
+      while (u < n && ++pick[u] == tie_count[u]) pick[u++] = 0;
+      if (u == n) break;
+    }
+  }
+  // Pack the renamed state directly (the same bits as rename, then pack).
+  std::array<std::uint8_t, max_nodes> old{};
+  bool identity = true;
+  for (unsigned u = 0; u < n; ++u) {
+    old[chosen.node[u]] = static_cast<std::uint8_t>(u);
+    identity = identity && chosen.node[u] == u && chosen.port_order[u] == 0;
+  }
+  BitWriter w{out};
+  w.put(g.changes_left, changes_bits_);
+  for (unsigned j = 0; j < n; ++j) {
+    const unsigned u = old[j];
+    const NodeRec& a = g.n[u];
+    const auto& pm = chosen.port[u];
+    const auto& bits = bit_perms_[chosen.port_order[u]];
+    std::array<std::uint8_t, max_delta + 1> from{};  // from[new port] = old port
+    for (unsigned q = 0; q <= delta; ++q) from[pm[q]] = static_cast<std::uint8_t>(q);
+    for (unsigned b = planes_; b < core::priority_planes; ++b)
+      if (a.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
+    const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
+    for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(bits[regs[i] & 15u], reg_bits_);
+    w.put(a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u, lock_bits_);
+    w.put(static_cast<std::uint32_t>(a.s.state), state_bits);
+    w.put(static_cast<std::uint32_t>(a.s.phase), phase_bits);
+    w.put(bits[a.d & 15u], reg_bits_);
+    w.put(bits[a.persist & 15u], reg_bits_);
+    w.put(a.locks_left, locks_bits_);
+    for (unsigned q = 1; q <= delta; ++q) {
+      const std::uint8_t lk = a.link[from[q] - 1];
+      if (lk == no_link) {
+        w.put(0, link_bits_);
+        continue;
+      }
+      const unsigned peer = chosen.node[lk >> 4], port = chosen.port[lk >> 4][lk & 15];
+      w.put(1 + peer * delta + (port - 1), link_bits_);
+    }
+    for (unsigned q = 0; q <= delta; ++q) w.put(bag_rank(a.chan[from[q]]), bag_bits_);
+  }
+  w.finish();
+  if (moved != nullptr) {  // a renaming other than the identity may still map g to itself
+    *moved = false;
+    if (!identity) {
+      std::array<std::uint8_t, 64> plain{};
+      if (stride_ > plain.size()) throw std::logic_error("check: state too large");
+      pack(g, plain.data());
+      *moved = std::memcmp(plain.data(), out, stride_) != 0;
+    }
+  }
+  return chosen;
 }
 
 namespace {

@@ -37,6 +37,15 @@ struct Global {
   std::array<NodeRec, max_nodes> n{};
 };
 
+/// An element of the instance's symmetry group: nodes are renamed, and at each node its ports
+/// 1..Delta are renamed (port 0, the self-channel, stays). Nodes are anonymous and the core treats
+/// ports only as members of sets, so a renamed run is a run (docs/checker.md, "Symmetry").
+struct Renaming {
+  std::array<std::uint8_t, max_nodes> node{};                             ///< node[old] = new
+  std::array<std::array<std::uint8_t, max_delta + 1>, max_nodes> port{};  ///< port[old node][old port] = new port
+  std::array<std::uint8_t, max_nodes> port_order{};  ///< port[u] as an index into the instance's port orders
+};
+
 struct BitWriter;
 struct BitReader;
 
@@ -97,9 +106,14 @@ class Model {
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).
   [[nodiscard]] core::InitiatorState packed_state(const std::uint8_t* in, unsigned u) const;
-  /// Lexicographically smallest packing over node permutations; returns the permutation used
-  /// (perm[old] = new).
-  void canonical(const Global& g, std::uint8_t* out, std::uint8_t* scratch) const;
+  /// g with nodes and ports renamed.
+  void rename(const Global& g, const Renaming& r, Global& out) const;
+  /// Every renaming of this instance: N! node orders times (Delta!)^N port orders.
+  [[nodiscard]] std::vector<Renaming> group() const;
+  /// Packs the canonical member of g's orbit under the group (the same for every member of the
+  /// orbit) and returns the renaming that maps g to it; `moved` (optional) tells whether the
+  /// canonical member differs from g.
+  Renaming canonical(const Global& g, std::uint8_t* out, bool* moved = nullptr) const;
 
   /// Enumerates transitions: emit(const Label&, Global& next, const Outcome&).
   template <class Emit>
@@ -121,8 +135,10 @@ class Model {
  private:
   Instance inst_;
   core::Protocol<Word> proto_;
-  std::vector<std::array<std::uint8_t, max_nodes>> perms_;
-  unsigned planes_ = 1;  ///< priority planes in use: ceil(log2 K) (the others stay 0)
+  std::vector<std::array<std::uint8_t, max_nodes>> perms_;           ///< node orders, perm[old] = new
+  std::vector<std::array<std::uint8_t, max_delta + 1>> port_perms_;  ///< port orders of one node, [old] = new
+  std::vector<std::array<std::uint8_t, 16>> bit_perms_;  ///< per port order: a mask of ports 0..Delta renamed
+  unsigned planes_ = 1;                                  ///< priority planes in use: ceil(log2 K) (the others stay 0)
   // Field widths in bits (docs/checker.md, "The model explored").
   unsigned reg_bits_ = 0;      ///< a port-set register, D or persist: Delta + 1
   unsigned lock_bits_ = 0;     ///< lock: bottom or a port 0..Delta
@@ -139,8 +155,7 @@ class Model {
   /// binom_[n][r] for the combinatorial number system of bags.
   std::array<std::array<std::uint32_t, channel_capacity + 1>, 48> binom_{};
 
-  /// Packs one node; `perm` (perm[old] = new, or null) renames the peers of its links.
-  void pack_node(const NodeRec& r, const std::uint8_t* perm, BitWriter& w) const;
+  void pack_node(const NodeRec& r, BitWriter& w) const;
   void unpack_node(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;

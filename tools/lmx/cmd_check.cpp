@@ -36,8 +36,10 @@ const lmx::cli::Register reg{
        cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")
            ->capture_default_str();
        cmd->add_flag("--json", a.json, "print one JSON object");
-       cmd->add_flag("--safety-only", a.safety_only, "invariants only (enables node-symmetry reduction)");
-       cmd->add_flag("--no-symmetry", a.no_symmetry, "no node-symmetry reduction in --safety-only runs");
+       cmd->add_flag("--safety-only", a.safety_only,
+                     "invariants only: P1-P4, P3 and the core's checks (no graph kept)");
+       cmd->add_flag("--no-symmetry", a.no_symmetry,
+                     "explore every state, without reducing by renaming nodes and ports");
        cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
@@ -87,7 +89,9 @@ const lmx::cli::Register reg{
                                {"states_per_cpu_second", r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0},
                                {"explore_cpu_seconds", r.explore_cpu_seconds},
                                {"bytes_per_state", r.bytes_per_state},
-                               {"max_depth", r.max_depth}};
+                               {"max_depth", r.max_depth},
+                               {"symmetry", opt.symmetry},
+                               {"lifted_states", r.lifted_states}};
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)
              j["violations"].push_back(
@@ -98,10 +102,11 @@ const lmx::cli::Register reg{
            fmt::print(
                "verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f} (processor {:.3f}, exploration "
                "{:.3f})\nstates/s: "
-               "{:.0f} (per processor second {:.0f})\nbytes/state: {}\nmax depth: {}\n",
+               "{:.0f} (per processor second {:.0f})\nbytes/state: {}\nmax depth: {}\nsymmetry reduction: {}{}\n",
                r.verdict, r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
                r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
-               r.bytes_per_state, r.max_depth);
+               r.bytes_per_state, r.max_depth, opt.symmetry ? "nodes and ports" : "none",
+               r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
              fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,

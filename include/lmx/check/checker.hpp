@@ -30,7 +30,7 @@ struct Instance {
 };
 
 struct Options {
-  bool symmetry = true;  ///< reduce by node permutations (nodes are anonymous)
+  bool symmetry = true;  ///< reduce by renaming nodes and ports (both are anonymous to the algorithm)
   bool liveness = true;  ///< deadlock and P7 (needs the transition graph in memory)
   std::uint64_t max_states = 60'000'000;
   /// At most this many counterexamples per (property, signature).
@@ -54,6 +54,9 @@ struct Result {
   double explore_cpu_seconds = 0;     ///< processor time of the breadth-first exploration alone
   std::uint64_t bytes_per_state = 0;  ///< stored bytes per state (state vector + index + graph)
   unsigned max_depth = 0;
+  /// Under symmetry reduction: concrete states rebuilt to decide the end components whose
+  /// actions rename their successors (docs/checker.md, "Symmetry"); 0 otherwise.
+  std::uint64_t lifted_states = 0;
   std::vector<Violation> violations;
 };
 
