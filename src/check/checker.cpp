@@ -174,6 +174,11 @@ class StateSet {
     reserve(1);
     return insert(s, hash(s));
   }
+  /// Unpacks stored state i into g and returns it.
+  const Global& unpack_to(std::size_t i, const Model& m, Global& g) const {
+    m.unpack(at(i), g);
+    return g;
+  }
   /// The index of a stored state, or UINT32_MAX.
   [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
     const std::uint64_t h = hash(s);
@@ -676,7 +681,7 @@ Result check(const Instance& inst, const Options& opt) {
           return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
                                                 groups[c].second - groups[c].first);
         };
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> fair_entries;  // (lowest state, group)
+        std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
         for (std::uint32_t c = 0; c < groups.size(); ++c) {
           const auto ms = members(c);
           // Candidate tasks: fair tasks enabled at the first member.
@@ -700,10 +705,21 @@ Result check(const Instance& inst, const Options& opt) {
               break;
             }
           }
-          if (fair) fair_entries.emplace_back(ms[0], c);
+          if (!fair) continue;
+          // Report the member whose stored state was found first (breadth first: the shallowest).
+          std::uint32_t first = ms[0], first_stored = UINT32_MAX;
+          for (std::uint32_t m : ms) {
+            std::uint32_t stored = m;
+            if (&states != &set) {
+              model.canonical(states.unpack_to(m, model, g), buf.data());
+              stored = set.find(buf.data());
+            }
+            if (stored < first_stored) first_stored = stored, first = m;
+          }
+          fair_entries.push_back({first_stored, first, c});
         }
         std::sort(fair_entries.begin(), fair_entries.end());
-        for (auto [s, c] : fair_entries) {
+        for (auto [depth_order, s, c] : fair_entries) {
           if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
             for (std::uint32_t m : members(c)) {
               model.unpack(states.at(m), g);
@@ -734,11 +750,7 @@ Result check(const Instance& inst, const Options& opt) {
           const std::string where(core::to_string(st[s]));
           Global at;
           model.unpack(states.at(s), at);
-          std::uint32_t stored = s;
-          if (symmetry) {
-            pack(at, buf.data());
-            stored = set.find(buf.data());
-          }
+          const std::uint32_t stored = depth_order;
           report(Pending{"P7",
                          "P7/" + where,
                          "node " + std::to_string(u) + " can stay in " + where +
@@ -799,6 +811,12 @@ Result check(const Instance& inst, const Options& opt) {
       std::vector<std::uint8_t> canon(stride);
       std::vector<std::uint32_t> leaves;  // positions in lg.target that go to the sink
       for (std::uint32_t s = 0; s < lifted.size(); ++s) {
+        // The rebuilt states count against the same limit as the stored ones: past it, P7 is not
+        // decided (verdict incomplete) rather than the run running out of memory.
+        if (lifted.size() + res.states > opt.max_states || lg.target.size() + 64 > UINT32_MAX) {
+          truncated = true;
+          break;
+        }
         model.unpack(lifted.at(s), c);
         lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
         lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));
@@ -806,6 +824,11 @@ Result check(const Instance& inst, const Options& opt) {
           if (l.move == Move::cut || l.move == Move::connect) return;
           if (!(l.probabilistic && l.prio > 0))
             lg.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
+          model.pack(next, buf.data());
+          if (const std::uint32_t known = lifted.find(buf.data()); known != UINT32_MAX) {
+            lg.target.push_back(known);  // most successors: no canonical form needed
+            return;
+          }
           model.canonical(next, canon.data());
           const std::uint32_t stored = set.find(canon.data());
           if (stored == UINT32_MAX || !in_lift[stored]) {
@@ -813,7 +836,6 @@ Result check(const Instance& inst, const Options& opt) {
             lg.target.push_back(0);
             return;
           }
-          model.pack(next, buf.data());
           lg.target.push_back(lifted.insert(buf.data()).first);
         });
         if (lg.task.size() == lg.state_begin.back()) {
@@ -829,9 +851,11 @@ Result check(const Instance& inst, const Options& opt) {
         if (i == 0) lg.task.push_back(stutter_task), lg.target.push_back(sink);
       }
       res.lifted_states = sink;
-      std::vector<std::uint8_t> in_lifted(sink + 1, 1);
-      in_lifted[sink] = 0;
-      decide(lg, lifted, sink + 1, in_lifted);
+      if (!truncated) {
+        std::vector<std::uint8_t> in_lifted(sink + 1, 1);
+        in_lifted[sink] = 0;
+        decide(lg, lifted, sink + 1, in_lifted);
+      }
     }
   }
 
@@ -885,10 +909,11 @@ Result check(const Instance& inst, const Options& opt) {
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, parent and depth (for counterexamples), and in
   // liveness runs the graph (two offsets per state, a task per action, a number per target, and
-  // under symmetry reduction a node renaming per target).
+  // under symmetry reduction a node renaming and a bit per target).
   res.bytes_per_state =
       set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (gr.task.size() * 4 + gr.target.size() * (symmetry ? 5 : 4)) / res.states + 8 : 0);
+      (opt.liveness && res.states ? (gr.task.size() * 32 + gr.target.size() * (symmetry ? 41 : 32)) / 8 / res.states + 8
+                                  : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

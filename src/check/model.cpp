@@ -142,6 +142,7 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
   node_bits_ = state_bit_ + state_bits + phase_bits + 2 * reg_bits_ + locks_bits_ + inst.delta * link_bits_ +
                (inst.delta + 1) * bag_bits_;
   stride_ = (changes_bits_ + inst.nodes * node_bits_ + 7) / 8;
+  if (stride_ > max_stride) throw std::logic_error("check: packed state wider than max_stride");
 }
 
 // A bag is a multiset of at most channel_capacity codes: as channel_capacity dense values
@@ -279,15 +280,15 @@ inline std::uint8_t rename_bits(std::uint8_t m, const std::array<std::uint8_t, m
 struct LocalKey {
   static constexpr std::size_t bytes = planes_offset + core::priority_planes + 8 + (max_delta + 1) * channel_capacity;
   static constexpr std::size_t words = (bytes + 7) / 8;
-  union {
-    std::array<std::uint8_t, words * 8> b;
-    std::array<std::uint64_t, words> w;
-  };
-  LocalKey() : w{} {}
+  std::array<std::uint8_t, words * 8> b{};
   /// -1, 0 or 1.
   [[nodiscard]] int compare(const LocalKey& o) const {
-    for (std::size_t i = 0; i < words; ++i)
-      if (w[i] != o.w[i]) return w[i] < o.w[i] ? -1 : 1;
+    for (std::size_t i = 0; i < words; ++i) {
+      std::uint64_t x, y;
+      std::memcpy(&x, b.data() + 8 * i, 8);
+      std::memcpy(&y, o.b.data() + 8 * i, 8);
+      if (x != y) return x < y ? -1 : 1;
+    }
     return 0;
   }
 };
@@ -373,7 +374,15 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
         best[u] = key;
         tie_count[u] = 0;
       }
-      if (order <= 0) ties[u][tie_count[u]++] = static_cast<std::uint8_t>(pi);
+      // Port orders that agree on the linked ports give the same links: keep one of them (free
+      // ports are interchangeable: their local keys are equal and they have no peer).
+      bool same_links = false;
+      for (unsigned t = 0; order == 0 && t < tie_count[u] && !same_links; ++t) {
+        same_links = true;
+        for (unsigned q = 1; q <= delta; ++q)
+          if (a.link[q - 1] != no_link && port_perms_[ties[u][t]][q] != pm[q]) same_links = false;
+      }
+      if (order <= 0 && !same_links) ties[u][tie_count[u]++] = static_cast<std::uint8_t>(pi);
     }
   }
   Renaming chosen, r;
@@ -449,8 +458,7 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
   if (moved != nullptr) {  // a renaming other than the identity may still map g to itself
     *moved = false;
     if (!identity) {
-      std::array<std::uint8_t, 64> plain{};
-      if (stride_ > plain.size()) throw std::logic_error("check: state too large");
+      std::array<std::uint8_t, max_stride> plain{};
       pack(g, plain.data());
       *moved = std::memcmp(plain.data(), out, stride_) != 0;
     }

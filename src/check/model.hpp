@@ -17,6 +17,8 @@ using Word = std::uint8_t;
 using Ports = core::PortSet<Word>;
 using NState = core::NodeState<Word>;
 inline constexpr std::uint8_t no_link = 0xFF;
+/// Bytes of the widest packed state (4 nodes, Delta = 3, K = 32, 15 Lock calls: under 80).
+inline constexpr std::size_t max_stride = 128;
 
 /// One node: its Table-1 registers, the detector D, the ports persistent since its request began
 /// (observer-only, for P2/P3), the Lock calls left, its links and its receiving bags.

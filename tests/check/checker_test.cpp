@@ -180,18 +180,14 @@ TEST(Checker, StateLimitGivesIncomplete) {
 }
 
 // Renaming nodes and ports is a symmetry of the model, which the reduction relies on: on every
-// state of a prefix of a 3-node instance whose topology changes (so ports are re-used in every
-// order), the canonical form is the same for renamed copies, and the real core's transitions
-// commute with renaming (the same successors, renamed, with the same completions and problems).
-// A core that treated some port specially (a lowest-port tie-break, say) fails this.
-TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
-  Instance i = two_nodes(Variant::repaired, 1, 2);
-  i.nodes = 3;
-  i.delta = 2;
-  i.edges = {{0, 1}, {1, 2}};
+// state of a prefix of an instance whose topology changes (so ports are re-used in every order),
+// the canonical form is the same for renamed copies, and the real core's transitions commute with
+// renaming (the same successors, renamed, with the same completions and problems). A core that
+// treated some port specially (a lowest-port tie-break, say) fails this.
+void expect_renaming_commutes(const Instance& i, std::size_t group_size, std::size_t prefix, std::size_t step) {
   const lmx::check::detail::Model m(i);
   const auto group = m.group();
-  ASSERT_EQ(group.size(), 6u * 8u);  // 3! node orders, 2! port orders at each of 3 nodes
+  ASSERT_EQ(group.size(), group_size);
   using lmx::check::detail::Global;
   using lmx::check::detail::Label;
   using lmx::check::detail::Outcome;
@@ -207,16 +203,16 @@ TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
     });
     return out;
   };
-  std::vector<Global> frontier{m.initial()}, seen_states;
+  std::vector<Global> frontier{m.initial()};
   std::set<std::string> seen;
   std::string canon(w, '\0'), other(w, '\0');
   std::size_t checked = 0, renamed_apart = 0;
-  while (!frontier.empty() && checked < 400) {
+  while (!frontier.empty() && checked < prefix) {
     const Global g = frontier.front();
     frontier.erase(frontier.begin());
     m.canonical(g, reinterpret_cast<std::uint8_t*>(canon.data()));
     const auto mine = successors(g);
-    for (std::size_t k = 1; k < group.size(); k += 5) {  // a spread of renamings
+    for (std::size_t k = 1 + checked % step; k < group.size(); k += step) {  // a spread of renamings
       Global r;
       m.rename(g, group[k], r);
       m.canonical(r, reinterpret_cast<std::uint8_t*>(other.data()));
@@ -245,8 +241,45 @@ TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
       if (seen.insert(key).second) frontier.push_back(next);
     });
   }
-  EXPECT_EQ(checked, 400u);
+  EXPECT_EQ(checked, prefix);
   EXPECT_GT(renamed_apart, 0u);  // the renamings did move states
+}
+
+TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
+  Instance i = two_nodes(Variant::repaired, 1, 2);
+  i.nodes = 3;
+  i.delta = 2;
+  i.edges = {{0, 1}, {1, 2}};
+  expect_renaming_commutes(i, 6u * 8u, 400, 5);  // 3! node orders, 2! port orders at each node
+  Instance four = two_nodes(Variant::paper, 2, 3);
+  four.nodes = 4;
+  four.delta = 3;
+  four.k = 3;
+  four.edges = {{0, 1}, {1, 2}, {1, 3}};
+  expect_renaming_commutes(four, 24u * 6u * 6u * 6u * 6u, 60, 997);
+}
+
+// The widest instance packs (symmetry reduction packs into a fixed buffer), and states rebuilt
+// for the fairness decision count against --max-states: past it the verdict is incomplete.
+TEST(Checker, WideInstancesAndTheRebuiltStatesRespectTheLimits) {
+  Instance wide = two_nodes(Variant::repaired, 15, 15);
+  wide.nodes = 4;
+  wide.delta = 3;
+  wide.k = 32;
+  lmx::check::Options opt;
+  opt.max_states = 2000;
+  EXPECT_EQ(lmx::check::check(wide, opt).verdict, "incomplete");
+  Instance three = two_nodes(Variant::repaired, 1, 0);
+  three.nodes = 3;
+  three.delta = 2;
+  lmx::check::Options all;
+  const auto full = lmx::check::check(three, all);
+  ASSERT_EQ(full.verdict, "pass");
+  ASSERT_GT(full.lifted_states, 0u);
+  all.max_states = full.states + full.lifted_states / 2;  // room for the search, not the rebuild
+  const auto capped = lmx::check::check(three, all);
+  EXPECT_EQ(capped.states, full.states);
+  EXPECT_EQ(capped.verdict, "incomplete");
 }
 
 }  // namespace
