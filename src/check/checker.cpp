@@ -407,10 +407,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
   return comp;
 }
 
-}  // namespace
-
-namespace {
-
+/// A renaming's node part, two bits per node (renamed[v] = bits 2v..2v+1).
 inline std::uint8_t node_map(const Renaming& r, unsigned nodes) {
   unsigned m = 0;
   for (unsigned v = 0; v < nodes; ++v) m |= unsigned{r.node[v]} << (2 * v);
