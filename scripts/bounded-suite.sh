@@ -3,7 +3,8 @@
 # 2 topology changes, K in {2, 3}, 1 or 2 Lock calls per node. Prints one line per instance and
 # exits non-zero if any instance fails.
 # Usage: scripts/bounded-suite.sh [VARIANT] [NODES...]   (default: repaired, nodes 2 3)
-# Environment: LMX (the lmx binary; default build/release/tools/lmx/lmx), CHANGES (default 2).
+# Environment: LMX (the lmx binary; default build/release/tools/lmx/lmx), CHANGES (default 2),
+# MAX_STATES (default 60000000) and MAX_SECONDS (default 0: none) stop a run as incomplete.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 lmx=${LMX:-build/release/tools/lmx/lmx}
@@ -12,6 +13,7 @@ shift || true
 sizes=${*:-2 3}
 changes=${CHANGES:-2}
 status=0
+passed=0 failed=0 incomplete=0
 graphs() {
   case $1 in
     2) echo "none 0-1" ;;
@@ -27,8 +29,10 @@ for n in $sizes; do
       for k in 2 3; do
         for locks in 1 2; do
           out=$("$lmx" check --json --variant "$variant" --nodes "$n" --edges "$edges" --delta "$delta" --k "$k" \
-                --locks "$locks" --max-changes "$changes" --max-states "${MAX_STATES:-60000000}")
+                --locks "$locks" --max-changes "$changes" --max-states "${MAX_STATES:-60000000}" \
+                --max-seconds "${MAX_SECONDS:-0}")
           rc=$?
+          case $rc in 0) passed=$((passed + 1)) ;; 1) failed=$((failed + 1)) ;; *) incomplete=$((incomplete + 1)) ;; esac
           echo "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print("%-70s %-10s states=%-10d transitions=%-11d seconds=%-8.1f kinds=%s" % (j["instance"], j["verdict"], j["states"], j["transitions"], j["seconds"], ",".join(sorted({v["kind"] for v in j["violations"]}))))'
           [ $rc -ne 0 ] && status=1
         done
@@ -36,4 +40,5 @@ for n in $sizes; do
     done
   done
 done
+echo "bounded suite ($variant, nodes $sizes): $passed pass, $failed fail, $incomplete incomplete"
 exit $status

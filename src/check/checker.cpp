@@ -485,6 +485,14 @@ Result check(const Instance& inst, const Options& opt) {
   depth.push_back(0);
   check_state(init, 0);
   bool truncated = false;
+  auto out_of_time = [&] {
+    if (opt.max_seconds <= 0 ||
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <= opt.max_seconds)
+      return false;
+    truncated = true;
+    res.limit = "seconds";
+    return true;
+  };
   Global g;
   // The successors of one state are generated first and their index slots prefetched, so that the
   // (mostly cache-missing) lookups of one state overlap instead of running one after another.
@@ -499,6 +507,7 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<Successor> batch;
   std::vector<std::uint8_t> packed;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
+    if ((i & 4095u) == 0 && out_of_time()) break;
     model.unpack(set.at(i), g);
     if (opt.liveness) {
       // 32-bit offsets: more than 4 G targets would need far more memory than this runs in.
@@ -513,6 +522,7 @@ Result check(const Instance& inst, const Options& opt) {
     res.transitions += batch.size();
     if (set.size() + batch.size() > opt.max_states) {
       truncated = true;  // stop storing new states; liveness is not decided on a truncated graph
+      res.limit = "states";
       for (const Successor& sc : batch)
         if (sc.outcome.problem != Problem::none &&
             transition_problems[sc.outcome.problem == Problem::p3] < opt.per_kind) {
@@ -795,7 +805,7 @@ Result check(const Instance& inst, const Options& opt) {
     }
     decide(gr, set, n, in_exact);
     in_exact = {};
-    if (any_lift) {
+    if (any_lift && !out_of_time()) {
       StateSet lifted(stride);
       Graph lg;
       lg.k = inst.k;
@@ -812,8 +822,10 @@ Result check(const Instance& inst, const Options& opt) {
         // decided (verdict incomplete) rather than the run running out of memory.
         if (lifted.size() + res.states > opt.max_states || lg.target.size() + 64 > UINT32_MAX) {
           truncated = true;
+          res.limit = "states";
           break;
         }
+        if ((s & 4095u) == 0 && out_of_time()) break;
         model.unpack(lifted.at(s), c);
         lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
         lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));

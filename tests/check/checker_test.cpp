@@ -177,6 +177,13 @@ TEST(Checker, StateLimitGivesIncomplete) {
   opt.max_states = 100;
   const auto r = lmx::check::check(two_nodes(Variant::repaired, 1, 0), opt);
   EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(r.limit, "states");
+  lmx::check::Options quick;
+  quick.max_seconds = 1e-9;  // already over when the search starts
+  const auto t = lmx::check::check(two_nodes(Variant::repaired, 1, 0), quick);
+  EXPECT_EQ(t.verdict, "incomplete");
+  EXPECT_EQ(t.limit, "seconds");
+  EXPECT_EQ(lmx::check::check(two_nodes(Variant::repaired, 1, 0)).limit, "");
 }
 
 // Renaming nodes and ports is a symmetry of the model, which the reduction relies on: on every

@@ -121,3 +121,15 @@ TEST(Check, WriteIntoAFileIsAClearError) {
   EXPECT_NE(r.out.find("--write: cannot use"), std::string::npos) << r.out;
   EXPECT_EQ(line_count(r.out), 1u) << r.out;
 }
+
+// --max-seconds bounds a sweep's time: a run it stops says so and exits 3 (incomplete); a
+// negative value is one clear error line.
+TEST(Check, MaxSecondsStopsARunAsIncomplete) {
+  const auto r = run_lmx("check --nodes 3 --edges 0-1,1-2 --delta 2 --k 3 --locks 2 --max-changes 2 --max-seconds 0.5");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("verdict: incomplete (stopped by --max-seconds)"), std::string::npos) << r.out;
+  const auto bad = run_lmx("check --nodes 2 --edges 0-1 --max-seconds -1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("--max-seconds must be"), std::string::npos) << bad.out;
+  EXPECT_EQ(line_count(bad.out), 1u) << bad.out;
+}

@@ -19,6 +19,7 @@ struct Args {
   bool json = false, safety_only = false, no_symmetry = false;
   std::string write_dir, replay;
   std::uint64_t max_states = 60'000'000;
+  double max_seconds = 0;
 };
 
 const lmx::cli::Register reg{
@@ -34,6 +35,9 @@ const lmx::cli::Register reg{
        cmd->add_option("--locks", a.locks, "Lock calls per node")->capture_default_str();
        cmd->add_option("--max-changes", a.max_changes, "topology moves in total")->capture_default_str();
        cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")
+           ->capture_default_str();
+       cmd->add_option("--max-seconds", a.max_seconds,
+                       "stop after this many seconds of wall-clock time (verdict incomplete; 0: no limit)")
            ->capture_default_str();
        cmd->add_flag("--json", a.json, "print one JSON object");
        cmd->add_flag("--safety-only", a.safety_only,
@@ -67,6 +71,8 @@ const lmx::cli::Register reg{
          opt.liveness = !a.safety_only;
          opt.symmetry = !a.no_symmetry;
          opt.max_states = a.max_states;
+         if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
+         opt.max_seconds = a.max_seconds;
          const auto r = lmx::check::check(inst, opt);
          std::vector<std::string> files;
          if (!a.write_dir.empty())
@@ -91,7 +97,8 @@ const lmx::cli::Register reg{
                                {"bytes_per_state", r.bytes_per_state},
                                {"max_depth", r.max_depth},
                                {"symmetry", opt.symmetry},
-                               {"lifted_states", r.lifted_states}};
+                               {"lifted_states", r.lifted_states},
+                               {"limit", r.limit}};
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)
              j["violations"].push_back(
@@ -100,12 +107,13 @@ const lmx::cli::Register reg{
          } else {
            fmt::print("instance: {}\n", lmx::check::describe(inst));
            fmt::print(
-               "verdict: {}\nstates: {}\ntransitions: {}\nseconds: {:.3f} (processor {:.3f}, exploration "
+               "verdict: {}{}\nstates: {}\ntransitions: {}\nseconds: {:.3f} (processor {:.3f}, exploration "
                "{:.3f})\nstates/s: "
                "{:.0f} (per processor second {:.0f})\nbytes/state: {}\nmax depth: {}\nsymmetry reduction: {}{}\n",
-               r.verdict, r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
-               r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
-               r.bytes_per_state, r.max_depth, opt.symmetry ? "nodes and ports" : "none",
+               r.verdict, r.limit.empty() ? "" : " (stopped by --max-" + r.limit + ")", r.states, r.transitions,
+               r.seconds, r.cpu_seconds, r.explore_cpu_seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
+               r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0, r.bytes_per_state, r.max_depth,
+               opt.symmetry ? "nodes and ports" : "none",
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];

@@ -33,6 +33,9 @@ struct Options {
   bool symmetry = true;  ///< reduce by renaming nodes and ports (both are anonymous to the algorithm)
   bool liveness = true;  ///< deadlock and P7 (needs the transition graph in memory)
   std::uint64_t max_states = 60'000'000;
+  /// Stop after this many wall-clock seconds (0: no limit). Like max_states, a run stopped by it
+  /// reports "incomplete": it bounds a sweep's time, and decides nothing that depends on it.
+  double max_seconds = 0;
   /// At most this many counterexamples per (property, signature).
   unsigned per_kind = 1;
 };
@@ -46,7 +49,8 @@ struct Violation {
 };
 
 struct Result {
-  std::string verdict;  ///< "pass", "fail" or "incomplete" (state limit reached)
+  std::string verdict;  ///< "pass", "fail" or "incomplete" (a limit reached)
+  std::string limit;    ///< the limit that stopped an incomplete run: "states" or "seconds"
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
   double seconds = 0;                 ///< wall clock
