@@ -117,7 +117,8 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
                                        Mutant::release_keeps_lock,
                                        Mutant::set_lock_keeps_candidate,
                                        Mutant::without_r1,
-                                       Mutant::without_r2};
+                                       Mutant::without_r2,
+                                       Mutant::r2_alt_wait_for_applicants};
   unsigned failing = 0;
   for (const auto variant : {lmx::core::Variant::paper, lmx::core::Variant::repaired})
     for (const Mutant m : mutants) {
