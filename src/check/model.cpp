@@ -122,6 +122,10 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
     }
     bit_perms_.push_back(t);
   }
+  for (unsigned u = 0; u < max_nodes; ++u) {
+    identity_.node[u] = static_cast<std::uint8_t>(u);
+    identity_.port[u] = port_perms_.front();
+  }
   while ((1u << planes_) < inst.k) ++planes_;
   const Codes codes = make_codes(inst.k);
   codes_ = codes.count;
@@ -200,28 +204,39 @@ Global Model::initial() const {
   return g;
 }
 
-void Model::pack_node(const NodeRec& r, BitWriter& w) const {
-  const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
+// Packs node u of a state as it would be after renaming `r` (the identity for plain packing): the
+// renaming is applied on the fly, so that canonicalising does not copy the state first.
+void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& w) const {
+  const unsigned delta = inst_.delta;
+  const auto& pm = r.port[u];
+  const auto& bits = bit_perms_[r.port_order[u]];
+  std::array<std::uint8_t, max_delta + 1> from{};  // from[new port] = old port
+  for (unsigned q = 0; q <= delta; ++q) from[pm[q]] = static_cast<std::uint8_t>(q);
   for (unsigned b = planes_; b < core::priority_planes; ++b)
-    if (r.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
-  for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(s[i], reg_bits_);
-  w.put(r.s.lock_port == core::no_port ? 0u : r.s.lock_port + 1u, lock_bits_);
-  w.put(static_cast<std::uint32_t>(r.s.state), state_bits);
-  w.put(static_cast<std::uint32_t>(r.s.phase), phase_bits);
-  w.put(r.d, reg_bits_);
-  w.put(r.persist, reg_bits_);
-  w.put(r.locks_left, locks_bits_);
-  for (unsigned p = 0; p < inst_.delta; ++p) {
-    const std::uint8_t lk = r.link[p];
+    if (a.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
+  auto mask = [&](std::uint8_t m) {  // a port set; a port above Delta does not fit
+    if ((m >> (delta + 1)) != 0) does_not_fit();
+    return bits[m & 15u];
+  };
+  const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(mask(regs[i]), reg_bits_);
+  w.put(a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u, lock_bits_);
+  w.put(static_cast<std::uint32_t>(a.s.state), state_bits);
+  w.put(static_cast<std::uint32_t>(a.s.phase), phase_bits);
+  w.put(mask(a.d), reg_bits_);
+  w.put(mask(a.persist), reg_bits_);
+  w.put(a.locks_left, locks_bits_);
+  for (unsigned q = 1; q <= delta; ++q) {
+    const std::uint8_t lk = a.link[from[q] - 1];
     if (lk == no_link) {
       w.put(0, link_bits_);
       continue;
     }
-    const unsigned peer = lk >> 4, port = lk & 15;
-    if (port < 1 || port > inst_.delta) does_not_fit();
-    w.put(1 + peer * inst_.delta + (port - 1), link_bits_);
+    const unsigned peer_port = lk & 15;
+    if (peer_port < 1 || peer_port > delta) does_not_fit();
+    w.put(1 + r.node[lk >> 4] * delta + (r.port[lk >> 4][peer_port] - 1), link_bits_);
   }
-  for (unsigned p = 0; p <= inst_.delta; ++p) w.put(bag_rank(r.chan[p]), bag_bits_);
+  for (unsigned q = 0; q <= delta; ++q) w.put(bag_rank(a.chan[from[q]]), bag_bits_);
 }
 
 void Model::unpack_node(BitReader& in, NodeRec& r) const {
@@ -251,7 +266,7 @@ core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) con
 void Model::pack(const Global& g, std::uint8_t* out) const {
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], w);
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], identity_, u, w);
   w.finish();
 }
 
@@ -265,14 +280,6 @@ void Model::unpack(const std::uint8_t* in, Global& g) const {
 }
 
 namespace {
-/// A port bit mask (bits 0..Delta) with bits 1..Delta renamed.
-inline std::uint8_t rename_bits(std::uint8_t m, const std::array<std::uint8_t, max_delta + 1>& pm, unsigned delta) {
-  auto x = static_cast<std::uint8_t>(m & 1u);
-  for (unsigned q = 1; q <= delta; ++q)
-    if ((m >> q) & 1u) x = static_cast<std::uint8_t>(x | 1u << pm[q]);
-  return x;
-}
-
 /// Everything of one node except the peers of its links, with its ports renamed: what the
 /// canonical form orders nodes and ports by. Equal keys and equal links mean equal nodes.
 /// Compared as 64-bit words: the canonical member needs a fixed total order of keys, not a
@@ -301,13 +308,13 @@ void Model::rename(const Global& g, const Renaming& r, Global& out) const {
     NodeRec& b = out.n[r.node[u]];
     const auto& pm = r.port[u];
     b = a;
+    const auto& bits = bit_perms_[r.port_order[u]];  // port sets hold ports 0..Delta <= 3: 4 bits
     const auto* from = reinterpret_cast<const std::uint8_t*>(&a.s);
     auto* to = reinterpret_cast<std::uint8_t*>(&b.s);
-    for (std::size_t i = 0; i < planes_offset + core::priority_planes; ++i)
-      to[i] = rename_bits(from[i], pm, inst_.delta);
+    for (std::size_t i = 0; i < planes_offset + core::priority_planes; ++i) to[i] = bits[from[i] & 15u];
     if (a.s.lock_port != core::no_port) b.s.lock_port = pm[a.s.lock_port];
-    b.d = rename_bits(a.d, pm, inst_.delta);
-    b.persist = rename_bits(a.persist, pm, inst_.delta);
+    b.d = bits[a.d & 15u];
+    b.persist = bits[a.persist & 15u];
     b.link.fill(no_link);
     for (unsigned q = 1; q <= inst_.delta; ++q) {
       b.chan[pm[q]] = a.chan[q];
@@ -417,7 +424,7 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
       if (u == n) break;
     }
   }
-  // Pack the renamed state directly (the same bits as rename, then pack).
+  // Pack the renamed state (nodes in their new order).
   std::array<std::uint8_t, max_nodes> old{};
   bool identity = true;
   for (unsigned u = 0; u < n; ++u) {
@@ -426,34 +433,7 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
   }
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned j = 0; j < n; ++j) {
-    const unsigned u = old[j];
-    const NodeRec& a = g.n[u];
-    const auto& pm = chosen.port[u];
-    const auto& bits = bit_perms_[chosen.port_order[u]];
-    std::array<std::uint8_t, max_delta + 1> from{};  // from[new port] = old port
-    for (unsigned q = 0; q <= delta; ++q) from[pm[q]] = static_cast<std::uint8_t>(q);
-    for (unsigned b = planes_; b < core::priority_planes; ++b)
-      if (a.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
-    const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
-    for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(bits[regs[i] & 15u], reg_bits_);
-    w.put(a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u, lock_bits_);
-    w.put(static_cast<std::uint32_t>(a.s.state), state_bits);
-    w.put(static_cast<std::uint32_t>(a.s.phase), phase_bits);
-    w.put(bits[a.d & 15u], reg_bits_);
-    w.put(bits[a.persist & 15u], reg_bits_);
-    w.put(a.locks_left, locks_bits_);
-    for (unsigned q = 1; q <= delta; ++q) {
-      const std::uint8_t lk = a.link[from[q] - 1];
-      if (lk == no_link) {
-        w.put(0, link_bits_);
-        continue;
-      }
-      const unsigned peer = chosen.node[lk >> 4], port = chosen.port[lk >> 4][lk & 15];
-      w.put(1 + peer * delta + (port - 1), link_bits_);
-    }
-    for (unsigned q = 0; q <= delta; ++q) w.put(bag_rank(a.chan[from[q]]), bag_bits_);
-  }
+  for (unsigned j = 0; j < n; ++j) pack_node(g.n[old[j]], chosen, old[j], w);
   w.finish();
   if (moved != nullptr) {  // a renaming other than the identity may still map g to itself
     *moved = false;

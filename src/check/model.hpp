@@ -140,7 +140,8 @@ class Model {
   std::vector<std::array<std::uint8_t, max_nodes>> perms_;           ///< node orders, perm[old] = new
   std::vector<std::array<std::uint8_t, max_delta + 1>> port_perms_;  ///< port orders of one node, [old] = new
   std::vector<std::array<std::uint8_t, 16>> bit_perms_;  ///< per port order: a mask of ports 0..Delta renamed
-  unsigned planes_ = 1;                                  ///< priority planes in use: ceil(log2 K) (the others stay 0)
+  Renaming identity_;
+  unsigned planes_ = 1;  ///< priority planes in use: ceil(log2 K) (the others stay 0)
   // Field widths in bits (docs/checker.md, "The model explored").
   unsigned reg_bits_ = 0;      ///< a port-set register, D or persist: Delta + 1
   unsigned lock_bits_ = 0;     ///< lock: bottom or a port 0..Delta
@@ -157,7 +158,7 @@ class Model {
   /// binom_[n][r] for the combinatorial number system of bags.
   std::array<std::array<std::uint32_t, channel_capacity + 1>, 48> binom_{};
 
-  void pack_node(const NodeRec& r, BitWriter& w) const;
+  void pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& w) const;
   void unpack_node(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;
