@@ -174,11 +174,6 @@ class StateSet {
     reserve(1);
     return insert(s, hash(s));
   }
-  /// Unpacks stored state i into g and returns it.
-  const Global& unpack_to(std::size_t i, const Model& m, Global& g) const {
-    m.unpack(at(i), g);
-    return g;
-  }
   /// The index of a stored state, or UINT32_MAX.
   [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
     const std::uint64_t h = hash(s);
@@ -718,7 +713,8 @@ Result check(const Instance& inst, const Options& opt) {
           for (std::uint32_t m : ms) {
             std::uint32_t stored = m;
             if (&states != &set) {
-              model.canonical(states.unpack_to(m, model, g), buf.data());
+              model.unpack(states.at(m), g);
+              model.canonical(g, buf.data());
               stored = set.find(buf.data());
             }
             if (stored < first_stored) first_stored = stored, first = m;
