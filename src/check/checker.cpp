@@ -265,6 +265,26 @@ struct Graph {
   std::vector<bool> twisted;
   unsigned k = 2;
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (task[a] & probabilistic_bit) ? k : 1; }
+  /// Starts the actions of the next state.
+  void open_state() {
+    state_begin.push_back(static_cast<std::uint32_t>(task.size()));
+    target_begin.push_back(static_cast<std::uint32_t>(target.size()));
+  }
+  /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
+  void add(const Label& l, const Outcome& o, std::uint32_t to) {
+    if (!(l.probabilistic && l.prio > 0)) task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
+    target.push_back(to);
+  }
+  /// Ends state `self`; if no node move was possible, time passes (a stutter step, not a task of
+  /// any node). Returns whether it added that step.
+  bool close_state(std::uint32_t self) {
+    if (task.size() != state_begin.back()) return false;
+    task.push_back(stutter_task);
+    target.push_back(self);
+    return true;
+  }
+  /// Ends the graph (the offsets' final entries).
+  void finish() { open_state(); }
   /// Calls f(action, first target, end of targets) for each action of state s.
   template <class F>
   void each_action(std::size_t s, F&& f) const {
@@ -507,8 +527,7 @@ Result check(const Instance& inst, const Options& opt) {
     if (opt.liveness) {
       // 32-bit offsets: more than 4 G targets would need far more memory than this runs in.
       if (gr.target.size() + 64 > UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 targets");
-      gr.state_begin.push_back(static_cast<std::uint32_t>(gr.task.size()));
-      gr.target_begin.push_back(static_cast<std::uint32_t>(gr.target.size()));
+      gr.open_state();
     }
     batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
@@ -555,27 +574,14 @@ Result check(const Instance& inst, const Options& opt) {
       }
       if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
       if (symmetry) gr.target_nodes.push_back(batch[b].nodes), gr.twisted.push_back(batch[b].twisted);
-      if (l.probabilistic && l.prio > 0) {
-        gr.target.push_back(idx);
-        continue;
-      }
-      gr.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
-      gr.target.push_back(idx);
+      gr.add(l, o, idx);
     }
-    if (opt.liveness && gr.task.size() == gr.state_begin.back()) {
-      // No node move is possible: time passes (a stutter step, not a task of any node).
-      gr.task.push_back(stutter_task);
-      gr.target.push_back(i);
-      if (symmetry)
-        gr.target_nodes.push_back(node_map(Renaming{{0, 1, 2, 3}, {}}, inst.nodes)), gr.twisted.push_back(false);
-    }
+    if (opt.liveness && gr.close_state(i) && symmetry)
+      gr.target_nodes.push_back(node_map(Renaming{{0, 1, 2, 3}, {}}, inst.nodes)), gr.twisted.push_back(false);
   }
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  if (opt.liveness) {
-    gr.state_begin.push_back(static_cast<std::uint32_t>(gr.task.size()));
-    gr.target_begin.push_back(static_cast<std::uint32_t>(gr.target.size()));
-  }
+  if (opt.liveness) gr.finish();
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
@@ -823,38 +829,30 @@ Result check(const Instance& inst, const Options& opt) {
         }
         if ((s & 4095u) == 0 && out_of_time()) break;
         model.unpack(lifted.at(s), c);
-        lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
-        lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));
+        lg.open_state();
         model.successors(c, [&](const Label& l, const Global& next, const Outcome& o) {
           if (l.move == Move::cut || l.move == Move::connect) return;
-          if (!(l.probabilistic && l.prio > 0))
-            lg.task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
           model.pack(next, buf.data());
           if (const std::uint32_t known = lifted.find(buf.data()); known != UINT32_MAX) {
-            lg.target.push_back(known);  // most successors: no canonical form needed
+            lg.add(l, o, known);  // most successors: no canonical form needed
             return;
           }
           model.canonical(next, canon.data());
           const std::uint32_t stored = set.find(canon.data());
           if (stored == UINT32_MAX || !in_lift[stored]) {
             leaves.push_back(static_cast<std::uint32_t>(lg.target.size()));
-            lg.target.push_back(0);
+            lg.add(l, o, 0);  // to the sink, numbered once the states are all known
             return;
           }
-          lg.target.push_back(lifted.insert(buf.data()).first);
+          lg.add(l, o, lifted.insert(buf.data()).first);
         });
-        if (lg.task.size() == lg.state_begin.back()) {
-          lg.task.push_back(stutter_task);
-          lg.target.push_back(s);
-        }
+        lg.close_state(s);
       }
       const auto sink = static_cast<std::uint32_t>(lifted.size());
       for (std::uint32_t t : leaves) lg.target[t] = sink;
-      for (int i = 0; i < 2; ++i) {  // the sink (a stutter loop), then the end
-        lg.state_begin.push_back(static_cast<std::uint32_t>(lg.task.size()));
-        lg.target_begin.push_back(static_cast<std::uint32_t>(lg.target.size()));
-        if (i == 0) lg.task.push_back(stutter_task), lg.target.push_back(sink);
-      }
+      lg.open_state();  // the sink: a stutter loop
+      lg.close_state(sink);
+      lg.finish();
       res.lifted_states = sink;
       if (!truncated) {
         std::vector<std::uint8_t> in_lifted(sink + 1, 1);
