@@ -62,26 +62,31 @@ Codes make_codes(unsigned k) {
 }
 }  // namespace
 
-/// Writes fields of up to 24 bits one after another, least significant bit first; finish() writes
-/// the last partial byte (its unused high bits zero).
+/// Writes fields of up to 32 bits one after another, least significant bit first, eight bytes at a
+/// time; finish() writes the last bytes (the unused high bits of the last one zero). A value wider
+/// than its field is noted, not tested field by field, and finish() stops the run with an error.
 struct BitWriter {
   std::uint8_t* out;
   std::uint64_t acc = 0;
-  unsigned n = 0;
+  unsigned n = 0;          ///< bits held in acc, under 64
+  std::uint64_t wide = 0;  ///< nonzero if a value did not fit its field
   void put(std::uint32_t v, unsigned bits) {
-    if ((std::uint64_t{v} >> bits) != 0) does_not_fit();
+    wide |= std::uint64_t{v} >> bits;
     acc |= std::uint64_t{v} << n;
     n += bits;
-    while (n >= 8) {
-      *out++ = static_cast<std::uint8_t>(acc);
-      acc >>= 8;
-      n -= 8;
+    if (n >= 64) {
+      for (unsigned i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(acc >> (8 * i));
+      out += 8;
+      n -= 64;
+      acc = std::uint64_t{v} >> (bits - n);  // the bits of v that did not fit in acc
     }
   }
   void finish() {
-    if (n > 0) *out++ = static_cast<std::uint8_t>(acc);
-    acc = 0;
-    n = 0;
+    if (wide != 0) does_not_fit();
+    for (; n > 0; n = n > 8 ? n - 8 : 0) {
+      *out++ = static_cast<std::uint8_t>(acc);
+      acc >>= 8;
+    }
   }
 };
 
@@ -206,7 +211,8 @@ Global Model::initial() const {
 
 // Packs node u of a state as it would be after renaming `r` (the identity for plain packing): the
 // renaming is applied on the fly, so that canonicalising does not copy the state first.
-void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& w) const {
+void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& writer) const {
+  BitWriter w = writer;  // a local copy stays in registers (the caller's may alias the state)
   const unsigned delta = inst_.delta;
   const auto& pm = r.port[u];
   const auto& bits = bit_perms_[r.port_order[u]];
@@ -237,6 +243,7 @@ void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter
     w.put(1 + r.node[lk >> 4] * delta + (r.port[lk >> 4][peer_port] - 1), link_bits_);
   }
   for (unsigned q = 0; q <= delta; ++q) w.put(bag_rank(a.chan[from[q]]), bag_bits_);
+  writer = w;
 }
 
 void Model::unpack_node(BitReader& in, NodeRec& r) const {
@@ -435,14 +442,10 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
   w.put(g.changes_left, changes_bits_);
   for (unsigned j = 0; j < n; ++j) pack_node(g.n[old[j]], chosen, old[j], w);
   w.finish();
-  if (moved != nullptr) {  // a renaming other than the identity may still map g to itself
-    *moved = false;
-    if (!identity) {
-      std::array<std::uint8_t, max_stride> plain{};
-      pack(g, plain.data());
-      *moved = std::memcmp(plain.data(), out, stride_) != 0;
-    }
-  }
+  // g is its own canonical member iff the identity reaches the smallest key; it is then the first
+  // candidate tried (the first node order, each node's port order 0 as its first tie) and only a
+  // strictly smaller key replaces it. So no other renaming is chosen for a canonical g.
+  if (moved != nullptr) *moved = !identity;
   return chosen;
 }
 

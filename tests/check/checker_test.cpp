@@ -213,17 +213,30 @@ void expect_renaming_commutes(const Instance& i, std::size_t group_size, std::si
   std::vector<Global> frontier{m.initial()};
   std::set<std::string> seen;
   std::string canon(w, '\0'), other(w, '\0');
-  std::size_t checked = 0, renamed_apart = 0;
+  std::size_t checked = 0, renamed_apart = 0, moved_seen = 0, unmoved_seen = 0;
   while (!frontier.empty() && checked < prefix) {
     const Global g = frontier.front();
     frontier.erase(frontier.begin());
+    // `moved` says whether the canonical member differs from the state itself (decided from the
+    // renaming chosen, without packing the state a second time).
+    auto expect_moved_is_exact = [&](const Global& x) {
+      std::string plain(w, '\0'), canonical(w, '\0');
+      bool moved = false;
+      m.canonical(x, reinterpret_cast<std::uint8_t*>(canonical.data()), &moved);
+      m.pack(x, reinterpret_cast<std::uint8_t*>(plain.data()));
+      EXPECT_EQ(moved, plain != canonical);
+      moved_seen += moved;
+      unmoved_seen += !moved;
+    };
     m.canonical(g, reinterpret_cast<std::uint8_t*>(canon.data()));
+    expect_moved_is_exact(g);
     const auto mine = successors(g);
     for (std::size_t k = 1 + checked % step; k < group.size(); k += step) {  // a spread of renamings
       Global r;
       m.rename(g, group[k], r);
       m.canonical(r, reinterpret_cast<std::uint8_t*>(other.data()));
       ASSERT_EQ(canon, other) << "canonical form differs on a renamed copy";
+      expect_moved_is_exact(r);
       std::multiset<std::string> expected;
       for (const auto& key : mine) {
         Global next;
@@ -250,6 +263,8 @@ void expect_renaming_commutes(const Instance& i, std::size_t group_size, std::si
   }
   EXPECT_EQ(checked, prefix);
   EXPECT_GT(renamed_apart, 0u);  // the renamings did move states
+  EXPECT_GT(moved_seen, 0u);
+  EXPECT_GT(unmoved_seen, 0u);
 }
 
 TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
