@@ -429,6 +429,13 @@ inline std::uint8_t node_map(const Renaming& r, unsigned nodes) {
   return static_cast<std::uint8_t>(m);
 }
 
+/// Frees a vector's memory. (`v = {}` would not: it assigns an empty initializer list, which keeps
+/// the capacity.)
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
 /// The nodes of a successor whose completion is reachable, from those of the stored state it was
 /// renamed to (`map`: node_map of that renaming).
 inline std::uint8_t pull(std::uint8_t good, std::uint8_t map, unsigned nodes) {
@@ -582,53 +589,65 @@ Result check(const Instance& inst, const Options& opt) {
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) gr.finish();
+  const std::size_t graph_actions = gr.task.size(), graph_targets = gr.target.size();  // gr is freed early
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
-    // Reverse edges for backward reachability.
-    std::vector<std::uint64_t> rbegin(n + 1, 0);
+    // Reverse edges for backward reachability, in CSR form: rbegin[x] is the first source of x.
+    // 32-bit offsets: the exploration stops past 2^32 targets.
+    std::vector<std::uint32_t> rbegin(n + 1, 0);
     std::vector<std::uint32_t> rsrc(gr.target.size());
     std::vector<std::uint8_t> rnodes(symmetry ? gr.target.size() : 0);
     for (std::size_t s = 0; s < n; ++s)
       for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) ++rbegin[gr.target[t] + 1];
     for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
-    {
-      std::vector<std::uint64_t> fill(rbegin.begin(), rbegin.end() - 1);
-      for (std::size_t s = 0; s < n; ++s)
-        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) {
-          if (symmetry) rnodes[fill[gr.target[t]]] = gr.target_nodes[t];
-          rsrc[fill[gr.target[t]]++] = static_cast<std::uint32_t>(s);
-        }
-    }
-    gr.target_nodes = {};
+    // Placing a source advances its target's offset to the next target's; shifting the offsets
+    // back by one place restores them (no second array of offsets).
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) {
+        const std::uint32_t at = rbegin[gr.target[t]]++;
+        if (symmetry) rnodes[at] = gr.target_nodes[t];
+        rsrc[at] = static_cast<std::uint32_t>(s);
+      }
+    for (std::size_t x = n; x > 0; --x) rbegin[x] = rbegin[x - 1];
+    rbegin[0] = 0;
+    release(gr.target_nodes);
     // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
     // the nodes a completion of which is reachable from s by node moves. A state is queued again
     // only when its set grows, so at most N + 1 times. Under symmetry reduction an edge leads to
     // a renamed successor, and the set is renamed back along it (pull).
     std::vector<std::uint8_t> good(n, 0), queued(n, 0);
     {
-      std::vector<std::uint32_t> queue;
+      // A ring of n places: a state is in the queue at most once at a time.
+      std::vector<std::uint32_t> queue(n);
+      std::size_t head = 0, size = 0;
       for (std::size_t s = 0; s < n; ++s) {
         for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
           if (gr.task[a] & completes_bit)
             good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.task[a] >> 16) & 0xFF));
-        if (good[s]) queue.push_back(static_cast<std::uint32_t>(s)), queued[s] = 1;
+        if (good[s]) queue[size++] = static_cast<std::uint32_t>(s), queued[s] = 1;
       }
-      for (std::size_t q = 0; q < queue.size(); ++q) {
-        const std::uint32_t x = queue[q];
+      while (size > 0) {
+        const std::uint32_t x = queue[head];
+        head = head + 1 == n ? 0 : head + 1;
+        --size;
         queued[x] = 0;
         for (std::uint64_t r = rbegin[x]; r < rbegin[x + 1]; ++r) {
           const std::uint32_t y = rsrc[r];
           const std::uint8_t from = symmetry ? pull(good[x], rnodes[r], inst.nodes) : good[x];
           if ((from & ~good[y]) == 0) continue;
           good[y] = static_cast<std::uint8_t>(good[y] | from);
-          if (!queued[y]) queued[y] = 1, queue.push_back(y);
+          if (!queued[y]) {
+            queued[y] = 1;
+            queue[(head + size++) % n] = y;
+          }
         }
       }
-      queued = {};
-      rsrc = {};  // the reverse graph is not needed by the end components: free it before
-      rbegin = {};
-      rnodes = {};
+      release(queue);
+      release(queued);
+      release(rsrc);  // the reverse graph is not needed by the end components: free it before
+      release(rbegin);
+      release(rnodes);
     }
     // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
     for (unsigned u = 0; u < inst.nodes; ++u)
@@ -648,7 +667,7 @@ Result check(const Instance& inst, const Options& opt) {
             {},
             at});
       }
-    good = {};
+    release(good);
     // Every end component of a node's region (its operation pending) is an end component of the
     // union of the regions (some operation pending), so it lies inside a maximal end component of
     // the union: the union is decomposed once over the whole graph, and each node's decomposition
@@ -657,7 +676,7 @@ Result check(const Instance& inst, const Options& opt) {
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s)
         if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
-    const auto union_comp = end_components(gr, in_any, allowed_any);
+    auto union_comp = end_components(gr, in_any, allowed_any);
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
     // `states`, the first `count` of them, those with in_base set considered).
@@ -684,7 +703,7 @@ Result check(const Instance& inst, const Options& opt) {
           if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
           groups.back().second = i + 1;
         }
-        by_comp = {};
+        release(by_comp);
         auto members = [&](std::uint32_t c) {
           return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
                                                 groups[c].second - groups[c].first);
@@ -796,7 +815,7 @@ Result check(const Instance& inst, const Options& opt) {
         });
       }
     }
-    allowed_any = {};
+    release(allowed_any);
     std::vector<std::uint8_t> in_exact(n, 0), in_lift(n, 0);
     bool any_lift = false;
     for (std::size_t s = 0; s < n; ++s) {
@@ -805,8 +824,14 @@ Result check(const Instance& inst, const Options& opt) {
       (twist ? in_lift : in_exact)[s] = 1;
       any_lift = any_lift || twist;
     }
+    // Past this point only in_lift is needed: the reduced graph and the union's components are
+    // freed before the concrete states are rebuilt (the largest phase of a full run).
+    release(union_comp);
+    release(in_any);
+    release(twisted_comp);
     decide(gr, set, n, in_exact);
-    in_exact = {};
+    release(in_exact);
+    gr = Graph{};
     if (any_lift && !out_of_time()) {
       StateSet lifted(stride);
       Graph lg;
@@ -915,7 +940,7 @@ Result check(const Instance& inst, const Options& opt) {
   // under symmetry reduction a node renaming and a bit per target).
   res.bytes_per_state =
       set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (gr.task.size() * 32 + gr.target.size() * (symmetry ? 41 : 32)) / 8 / res.states + 8
+      (opt.liveness && res.states ? (graph_actions * 32 + graph_targets * (symmetry ? 41 : 32)) / 8 / res.states + 8
                                   : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
