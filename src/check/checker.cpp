@@ -215,12 +215,16 @@ class StateSet {
   Region table_;
 };
 
-// Task identity of an action in the liveness graph, plus flags.
+// Task identity of an action (node, move, port or action, message), plus flags.
 constexpr std::uint32_t completes_bit = 1u << 24;
 constexpr std::uint32_t fair_bit = 1u << 25;
-constexpr std::uint32_t probabilistic_bit = 1u << 26;
 constexpr std::uint32_t task_mask = completes_bit - 1;
 constexpr std::uint32_t stutter_task = task_mask;
+// What the liveness graph keeps of an action: a byte of flags, the node in bits 3..4. The task
+// word itself is needed only for the members of end components, and is recomputed for them.
+constexpr std::uint8_t flag_probabilistic = 1;
+constexpr std::uint8_t flag_completes = 2;
+constexpr std::uint8_t flag_fair = 4;
 
 std::uint32_t task_of(const Label& l, const Outcome& o) {
   std::uint32_t type = 0, fair = fair_bit;
@@ -237,6 +241,19 @@ std::uint32_t task_of(const Label& l, const Outcome& o) {
          ((o.completed_lock || o.completed_unlock) ? completes_bit : 0);
 }
 
+std::uint8_t flags_of(const Label& l, const Outcome& o) {
+  const std::uint32_t task = task_of(l, o);
+  return static_cast<std::uint8_t>((l.probabilistic ? flag_probabilistic : 0) |
+                                   ((task & completes_bit) ? flag_completes : 0) | ((task & fair_bit) ? flag_fair : 0) |
+                                   (l.node & 3u) << 3);
+}
+
+/// A node move, seen by the liveness graph: a new action, unless it is a further outcome of a
+/// priority draw (those are targets of the action of the first outcome).
+bool is_graph_action(const Label& l) {
+  return l.move != Move::cut && l.move != Move::connect && !(l.probabilistic && l.prio > 0);
+}
+
 struct Pending {
   std::string kind, signature, detail;
   std::vector<unsigned> nodes;
@@ -249,13 +266,13 @@ struct Pending {
 };
 
 /// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
-/// targets if it draws a priority (probabilistic_bit) and one otherwise, so the targets of the
+/// targets if it draws a priority (flag_probabilistic) and one otherwise, so the targets of the
 /// actions of a state are found from the state's first target without storing an offset per
 /// action (8 bytes per action saved).
 struct Graph {
   std::vector<std::uint32_t> state_begin;   ///< first action of each state (size states+1)
   std::vector<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
-  std::vector<std::uint32_t> task;          ///< per action: task_of | probabilistic_bit
+  std::vector<std::uint8_t> flags;          ///< per action: flags_of
   std::vector<std::uint32_t> target;
   /// Per target, under symmetry reduction: the node renaming from the successor to the stored
   /// state, two bits per node (renamed[v] = bits 2v..2v+1).
@@ -264,22 +281,22 @@ struct Graph {
   /// renamed to reach it). End components with no such target are decided on stored states.
   std::vector<bool> twisted;
   unsigned k = 2;
-  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (task[a] & probabilistic_bit) ? k : 1; }
+  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }
   /// Starts the actions of the next state.
   void open_state() {
-    state_begin.push_back(static_cast<std::uint32_t>(task.size()));
+    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
     target_begin.push_back(static_cast<std::uint32_t>(target.size()));
   }
   /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
   void add(const Label& l, const Outcome& o, std::uint32_t to) {
-    if (!(l.probabilistic && l.prio > 0)) task.push_back(task_of(l, o) | (l.probabilistic ? probabilistic_bit : 0));
+    if (is_graph_action(l)) flags.push_back(flags_of(l, o));
     target.push_back(to);
   }
   /// Ends state `self`; if no node move was possible, time passes (a stutter step, not a task of
   /// any node). Returns whether it added that step.
   bool close_state(std::uint32_t self) {
-    if (task.size() != state_begin.back()) return false;
-    task.push_back(stutter_task);
+    if (flags.size() != state_begin.back()) return false;
+    flags.push_back(0);
     target.push_back(self);
     return true;
   }
@@ -307,7 +324,7 @@ struct Graph {
 std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in,
                                           std::vector<std::uint8_t>& allowed) {
   const std::size_t n = in.size();
-  const std::size_t na = gr.task.size();
+  const std::size_t na = gr.flags.size();
   allowed.assign(na, 0);
   for (std::size_t s = 0; s < n; ++s)
     if (in[s])
@@ -589,7 +606,7 @@ Result check(const Instance& inst, const Options& opt) {
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) gr.finish();
-  const std::size_t graph_actions = gr.task.size(), graph_targets = gr.target.size();  // gr is freed early
+  const std::size_t graph_actions = gr.flags.size(), graph_targets = gr.target.size();  // gr is freed early
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
@@ -623,8 +640,8 @@ Result check(const Instance& inst, const Options& opt) {
       std::size_t head = 0, size = 0;
       for (std::size_t s = 0; s < n; ++s) {
         for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          if (gr.task[a] & completes_bit)
-            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.task[a] >> 16) & 0xFF));
+          if (gr.flags[a] & flag_completes)
+            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
         if (good[s]) queue[size++] = static_cast<std::uint32_t>(s), queued[s] = 1;
       }
       while (size > 0) {
@@ -709,22 +726,36 @@ Result check(const Instance& inst, const Options& opt) {
                                                 groups[c].second - groups[c].first);
         };
         std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
+        std::vector<std::uint32_t> words;                        // the members' task words, in the graph's action order
         for (std::uint32_t c = 0; c < groups.size(); ++c) {
           const auto ms = members(c);
+          words.clear();
+          for (std::uint32_t s : ms) {
+            const std::size_t before = words.size();
+            model.unpack(states.at(s), g);
+            model.successors(g, [&](const Label& l, const Global&, const Outcome& o) {
+              if (is_graph_action(l)) words.push_back(task_of(l, o));
+            });
+            if (words.size() == before) words.push_back(stutter_task);  // as Graph::close_state
+            if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
+              throw std::logic_error("check: the actions of a state differ from those in the graph");
+          }
           // Candidate tasks: fair tasks enabled at the first member.
           std::vector<std::uint32_t> cand;
           for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
-            if (fg.task[a] & fair_bit) cand.push_back(fg.task[a] & task_mask);
+            if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
           bool fair = true;
           for (std::uint32_t task : cand) {
             bool everywhere = true, taken = false;
+            std::size_t w = 0;  // the first word of member s
             for (std::uint32_t s : ms) {
               bool enabled = false;
               for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
-                if ((fg.task[a] & task_mask) == task) {
+                if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
                   enabled = true;
                   if (allowed[a]) taken = true;
                 }
+              w += fg.state_begin[s + 1] - fg.state_begin[s];
               if (!enabled) everywhere = false;
             }
             if (everywhere && !taken) {
@@ -770,7 +801,7 @@ Result check(const Instance& inst, const Options& opt) {
               }
               std::fprintf(stderr, "\n");
               fg.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
-                std::fprintf(stderr, "   act %x allowed=%d ->", fg.task[a] & ~probabilistic_bit, allowed[a]);
+                std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], allowed[a]);
                 for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", fg.target[t]);
                 std::fprintf(stderr, "\n");
               });
@@ -936,11 +967,11 @@ Result check(const Instance& inst, const Options& opt) {
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, parent and depth (for counterexamples), and in
-  // liveness runs the graph (two offsets per state, a task per action, a number per target, and
-  // under symmetry reduction a node renaming and a bit per target).
+  // liveness runs the graph (two offsets per state, a byte of flags per action, a number per
+  // target, and under symmetry reduction a node renaming and a bit per target).
   res.bytes_per_state =
       set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
-      (opt.liveness && res.states ? (graph_actions * 32 + graph_targets * (symmetry ? 41 : 32)) / 8 / res.states + 8
+      (opt.liveness && res.states ? (graph_actions * 8 + graph_targets * (symmetry ? 41 : 32)) / 8 / res.states + 8
                                   : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
