@@ -14,6 +14,7 @@
 #include <span>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "model.hpp"
 
@@ -102,6 +103,13 @@ class Region {
   Region() = default;
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
+  Region(Region&& o) noexcept { swap(o); }
+  Region& operator=(Region&& o) noexcept {
+    Region gone;
+    gone.swap(o);
+    swap(gone);  // the old contents leave with `gone`
+    return *this;
+  }
   ~Region() {
     if (base_ != nullptr) munmap(base_, bytes_);
   }
@@ -127,6 +135,29 @@ class Region {
   static constexpr std::size_t huge = std::size_t{2} << 20;
   void* base_ = nullptr;
   std::size_t bytes_ = 0;
+};
+
+/// A growable array of trivially copyable values in a Region. Growing remaps instead of copying,
+/// so a push past the capacity never holds two copies at once (a std::vector of a few GB would),
+/// and pages not yet written take no memory.
+template <class T>
+class Column {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  [[nodiscard]] std::size_t size() const { return size_; }
+  void push_back(T v) {
+    if ((size_ + 1) * sizeof(T) > region_.bytes()) region_.grow(std::max<std::size_t>(2 * region_.bytes(), 1 << 21));
+    data()[size_++] = v;
+  }
+  [[nodiscard]] T& operator[](std::size_t i) { return data()[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const { return data()[i]; }
+  [[nodiscard]] const T& back() const { return data()[size_ - 1]; }
+
+ private:
+  [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
+  Region region_;
+  std::size_t size_ = 0;
 };
 
 /// The set of stored states: an arena of packed states and an open-addressing index (linear
@@ -270,13 +301,13 @@ struct Pending {
 /// actions of a state are found from the state's first target without storing an offset per
 /// action (8 bytes per action saved).
 struct Graph {
-  std::vector<std::uint32_t> state_begin;   ///< first action of each state (size states+1)
-  std::vector<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
-  std::vector<std::uint8_t> flags;          ///< per action: flags_of
-  std::vector<std::uint32_t> target;
+  Column<std::uint32_t> state_begin;   ///< first action of each state (size states+1)
+  Column<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
+  Column<std::uint8_t> flags;          ///< per action: flags_of
+  Column<std::uint32_t> target;
   /// Per target, under symmetry reduction: the node renaming from the successor to the stored
   /// state, two bits per node (renamed[v] = bits 2v..2v+1).
-  std::vector<std::uint8_t> target_nodes;
+  Column<std::uint8_t> target_nodes;
   /// Per target, under symmetry reduction: the successor is not itself the stored state (it was
   /// renamed to reach it). End components with no such target are decided on stored states.
   std::vector<bool> twisted;
@@ -488,8 +519,8 @@ Result check(const Instance& inst, const Options& opt) {
   const std::size_t stride = model.stride();
   StateSet set(stride);
   std::vector<std::uint8_t> buf(stride);
-  std::vector<std::uint32_t> parent;
-  std::vector<std::uint16_t> depth;
+  Column<std::uint32_t> parent;
+  Column<std::uint16_t> depth;
   Graph gr;
   gr.k = inst.k;
   std::vector<Pending> pending;
@@ -628,7 +659,7 @@ Result check(const Instance& inst, const Options& opt) {
       }
     for (std::size_t x = n; x > 0; --x) rbegin[x] = rbegin[x - 1];
     rbegin[0] = 0;
-    release(gr.target_nodes);
+    gr.target_nodes = Column<std::uint8_t>{};  // freed: the renamings are in rnodes now
     // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
     // the nodes a completion of which is reachable from s by node moves. A state is queued again
     // only when its set grows, so at most N + 1 times. Under symmetry reduction an edge leads to
