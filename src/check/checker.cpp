@@ -563,6 +563,10 @@ Result check(const Instance& inst, const Options& opt) {
     res.limit = "seconds";
     return true;
   };
+  auto progress = [&](const char* phase, std::uint64_t lifted = 0) {
+    if (opt.progress) opt.progress(Progress{phase, set.size(), res.transitions, res.max_depth, lifted});
+  };
+  progress("exploring");
   Global g;
   // The successors of one state are generated first and their index slots prefetched, so that the
   // (mostly cache-missing) lookups of one state overlap instead of running one after another.
@@ -578,6 +582,7 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<std::uint8_t> packed;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
     if ((i & 4095u) == 0 && out_of_time()) break;
+    if ((i & 65535u) == 0 && i > 0) progress("exploring");
     model.unpack(set.at(i), g);
     if (opt.liveness) {
       // 32-bit offsets: more than 4 G targets would need far more memory than this runs in.
@@ -664,6 +669,7 @@ Result check(const Instance& inst, const Options& opt) {
     // the nodes a completion of which is reachable from s by node moves. A state is queued again
     // only when its set grows, so at most N + 1 times. Under symmetry reduction an edge leads to
     // a renamed successor, and the set is renamed back along it (pull).
+    progress("deadlock");
     std::vector<std::uint8_t> good(n, 0), queued(n, 0);
     {
       // A ring of n places: a state is in the queue at most once at a time.
@@ -724,6 +730,7 @@ Result check(const Instance& inst, const Options& opt) {
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s)
         if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
+    progress("end components");
     auto union_comp = end_components(gr, in_any, allowed_any);
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
@@ -915,6 +922,7 @@ Result check(const Instance& inst, const Options& opt) {
           break;
         }
         if ((s & 4095u) == 0 && out_of_time()) break;
+        if ((s & 65535u) == 0) progress("rebuilding", lifted.size());
         model.unpack(lifted.at(s), c);
         lg.open_state();
         model.successors(c, [&](const Label& l, const Global& next, const Outcome& o) {
@@ -950,6 +958,7 @@ Result check(const Instance& inst, const Options& opt) {
   }
 
   // Counterexamples: re-find each path step on concrete states (works with symmetry reduction).
+  if (!pending.empty()) progress("counterexamples", res.lifted_states);
   const std::vector<Renaming> group = symmetry && !pending.empty() ? model.group() : std::vector<Renaming>{};
   for (const Pending& p : pending) {
     std::vector<std::uint32_t> chain;

@@ -305,3 +305,29 @@ TEST(Checker, WideInstancesAndTheRebuiltStatesRespectTheLimits) {
 }
 
 }  // namespace
+
+namespace {
+// A long run tells where it is: phases in order, states never decreasing, the final count equal
+// to the result's.
+TEST(Checker, ProgressReportsThePhasesInOrder) {
+  Instance i = two_nodes(Variant::paper, 1, 1);
+  i.nodes = 3;
+  lmx::check::Options opt;
+  std::vector<std::string> phases;
+  std::uint64_t last_states = 0, explored_calls = 0;
+  opt.progress = [&](const lmx::check::Progress& p) {
+    EXPECT_GE(p.states, last_states);
+    last_states = p.states;
+    explored_calls += std::string(p.phase) == "exploring";
+    if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+  };
+  const auto r = lmx::check::check(i, opt);
+  ASSERT_EQ(r.verdict, "fail");  // the paper's defects: counterexamples are rebuilt at the end
+  ASSERT_GT(r.states, 2u * 65536u);
+  EXPECT_GE(explored_calls, 2u);  // every 2^16 states while exploring
+  EXPECT_EQ(last_states, r.states);
+  const std::vector<std::string> expected = {"exploring", "deadlock", "end components", "rebuilding",
+                                             "counterexamples"};
+  EXPECT_EQ(phases, expected);
+}
+}  // namespace

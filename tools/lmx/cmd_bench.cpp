@@ -4,28 +4,16 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "process.hpp"
 
 namespace {
 using nlohmann::json;
 
-std::uint64_t peak_rss_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmHWM:") {
-      std::uint64_t kib = 0;
-      status >> kib;
-      return kib * 1024;
-    }
-    status.ignore(1 << 12, '\n');
-  }
-  return 0;
-}
+using lmx::cli::peak_rss_bytes;
 
 /// Baseline measured in the same process: the core alone, one node stepping through InitLock,
 /// ReceivePrepare, ReceiveReady, CheckStart ... on its own messages (no simulator around it).

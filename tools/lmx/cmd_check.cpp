@@ -1,6 +1,7 @@
 // `lmx check`: exhaustive exploration of a small instance (docs/checker.md).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "command.hpp"
 #include "lmx/check/checker.hpp"
 #include "lmx/check/replay.hpp"
+#include "process.hpp"
 
 namespace {
 
@@ -73,7 +75,17 @@ const lmx::cli::Register reg{
          opt.max_states = a.max_states;
          if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
          opt.max_seconds = a.max_seconds;
+         lmx::cli::StatusLine line;  // long runs: where the search is, on a terminal
+         const auto start = std::chrono::steady_clock::now();
+         opt.progress = [&](const lmx::check::Progress& p) {
+           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+           line.show(fmt::format("check: {}, {} states, depth {}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states,
+                                 p.depth, p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "", secs,
+                                 static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30)));
+         };
          const auto r = lmx::check::check(inst, opt);
+         line.clear();
+         const std::uint64_t peak = lmx::cli::peak_rss_bytes();
          std::vector<std::string> files;
          if (!a.write_dir.empty())
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
@@ -95,6 +107,7 @@ const lmx::cli::Register reg{
                                {"states_per_cpu_second", r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0},
                                {"explore_cpu_seconds", r.explore_cpu_seconds},
                                {"bytes_per_state", r.bytes_per_state},
+                               {"peak_rss_bytes", peak},
                                {"max_depth", r.max_depth},
                                {"symmetry", opt.symmetry},
                                {"lifted_states", r.lifted_states},
@@ -109,11 +122,13 @@ const lmx::cli::Register reg{
            fmt::print(
                "verdict: {}{}\nstates: {}\ntransitions: {}\nseconds: {:.3f} (processor {:.3f}, exploration "
                "{:.3f})\nstates/s: "
-               "{:.0f} (per processor second {:.0f})\nbytes/state: {}\nmax depth: {}\nsymmetry reduction: {}{}\n",
+               "{:.0f} (per processor second {:.0f})\nbytes/state: {} (peak memory {:.1f} MiB)\nmax depth: "
+               "{}\nsymmetry "
+               "reduction: {}{}\n",
                r.verdict, r.limit.empty() ? "" : " (stopped by --max-" + r.limit + ")", r.states, r.transitions,
                r.seconds, r.cpu_seconds, r.explore_cpu_seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
-               r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0, r.bytes_per_state, r.max_depth,
-               opt.symmetry ? "nodes and ports" : "none",
+               r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0, r.bytes_per_state,
+               static_cast<double>(peak) / (1 << 20), r.max_depth, opt.symmetry ? "nodes and ports" : "none",
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];

@@ -1,7 +1,6 @@
 // `lmx run [SCENARIO.toml] [--set key=value]... [--seed N] [--variant NAME] [--trace FILE] [--json]`:
 // runs the simulator with every monitor of P1-P7 live (docs/simulator.md, docs/run-format.md).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -11,6 +10,7 @@
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "process.hpp"
 #include "report.hpp"
 
 namespace {
@@ -39,22 +39,16 @@ Scenario load(const RunArgs& a) {
   }
 }
 
-/// A one-line progress bar on stderr, shown only on a terminal and only after 2 s.
+/// A progress bar on the status line.
 struct Progress {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  bool shown = false;
+  lmx::cli::StatusLine line;
   void operator()(double fraction) {
-    if (!isatty(STDERR_FILENO)) return;
-    if (std::chrono::steady_clock::now() - start < std::chrono::seconds(2)) return;
-    shown = true;
     const int width = 40, filled = static_cast<int>(fraction * width);
-    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<int>(fraction * 100));
-    std::fflush(stderr);
+    line.show("[" + std::string(static_cast<std::size_t>(filled), '#') +
+              std::string(static_cast<std::size_t>(width - filled), ' ') + "] " +
+              std::to_string(static_cast<int>(fraction * 100)) + "%");
   }
-  void clear() const {
-    if (shown) std::fprintf(stderr, "\r%60s\r", "");
-  }
+  void clear() const { line.clear(); }
 };
 
 std::string num(const json& v, int precision = 1) {

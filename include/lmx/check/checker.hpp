@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,17 @@ struct Instance {
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
 };
 
+/// Where a running check is, for a status line (Options::progress).
+struct Progress {
+  /// "exploring", "deadlock" (backward reachability), "end components", "rebuilding" (concrete
+  /// states for the fairness decision) or "counterexamples".
+  const char* phase = "exploring";
+  std::uint64_t states = 0;       ///< stored so far
+  std::uint64_t transitions = 0;  ///< generated so far
+  unsigned depth = 0;             ///< breadth-first depth reached
+  std::uint64_t lifted = 0;       ///< concrete states rebuilt so far
+};
+
 struct Options {
   bool symmetry = true;  ///< reduce by renaming nodes and ports (both are anonymous to the algorithm)
   bool liveness = true;  ///< deadlock and P7 (needs the transition graph in memory)
@@ -38,6 +50,8 @@ struct Options {
   double max_seconds = 0;
   /// At most this many counterexamples per (property, signature).
   unsigned per_kind = 1;
+  /// Called at the start of each phase and every 2^16 states within one (optional).
+  std::function<void(const Progress&)> progress;
 };
 
 struct Violation {
