@@ -893,8 +893,8 @@ Result check(const Instance& inst, const Options& opt) {
       (twist ? in_lift : in_exact)[s] = 1;
       any_lift = any_lift || twist;
     }
-    // Past this point only in_lift is needed: the reduced graph and the union's components are
-    // freed before the concrete states are rebuilt (the largest phase of a full run).
+    // Past this point only in_lift is needed: the union's components are freed before the exact
+    // decision, and the reduced graph after it, so that the rebuilt states take their place.
     release(union_comp);
     release(in_any);
     release(twisted_comp);
