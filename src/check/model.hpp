@@ -117,9 +117,15 @@ class Model {
   /// canonical member differs from g.
   Renaming canonical(const Global& g, std::uint8_t* out, bool* moved = nullptr) const;
 
-  /// Enumerates transitions: emit(const Label&, Global& next, const Outcome&).
+  /// Enumerates transitions: emit(const Label&, Global& next, const Outcome&): the node moves in
+  /// node_moves order (a priority draw as K transitions in a row, priority 0 first), then the
+  /// topology moves.
   template <class Emit>
   void successors(const Global& g, Emit&& emit) const;
+  /// The node moves enabled in g (Lock, Unlock, guarded actions, deliveries), as labels, without
+  /// executing them: visit(const Label&). A guarded action's label says nothing of a priority draw.
+  template <class Visit>
+  void node_moves(const Global& g, Visit&& visit) const;
 
   /// Executes one transition. `log` (optional) receives the sends.
   void apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessage>* log = nullptr) const;
@@ -172,6 +178,26 @@ inline unsigned bag_count(const std::array<std::uint8_t, channel_capacity>& bag)
   return c;
 }
 
+template <class Visit>
+void Model::node_moves(const Global& g, Visit&& visit) const {
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    const NodeRec& r = g.n[u];
+    const auto node = static_cast<std::uint8_t>(u);
+    if (r.s.state == core::InitiatorState::idle && r.locks_left > 0) visit(Label{Move::lock, node, 0, 0, 0, 0, false});
+    if (r.s.state == core::InitiatorState::locked) visit(Label{Move::unlock, node, 0, 0, 0, 0, false});
+    const core::ActionSet en = proto_.enabled_guarded(r.s);
+    for (core::Action a : core::guarded_actions)
+      if (en.contains(a)) visit(Label{Move::guarded, node, static_cast<std::uint8_t>(a), 0, 0, 0, false});
+    for (unsigned p = 0; p <= inst_.delta; ++p) {
+      const auto& bag = r.chan[p];
+      for (unsigned i = 0; i < channel_capacity && bag[i] != 0; ++i) {
+        if (i > 0 && bag[i] == bag[i - 1]) continue;  // a bag: identical messages are one choice
+        visit(Label{Move::deliver, node, static_cast<std::uint8_t>(p), bag[i], 0, 0, false});
+      }
+    }
+  }
+}
+
 template <class Emit>
 void Model::successors(const Global& g, Emit&& emit) const {
   Global next;
@@ -182,45 +208,18 @@ void Model::successors(const Global& g, Emit&& emit) const {
     apply(next, l, out);
     emit(l, next, out);
   };
-  for (unsigned u = 0; u < inst_.nodes; ++u) {
-    const NodeRec& r = g.n[u];
-    Label l;
-    l.node = static_cast<std::uint8_t>(u);
-    if (r.s.state == core::InitiatorState::idle && r.locks_left > 0) {
-      l.move = Move::lock;
+  node_moves(g, [&](Label l) {
+    next = g;
+    out = Outcome{};
+    apply(next, l, out);
+    const bool drew = out.drew;  // only guarded actions draw
+    l.probabilistic = drew;      // a priority draw: K transitions, this one for priority 0
+    emit(l, next, out);
+    for (unsigned p = 1; drew && p < inst_.k; ++p) {
+      l.prio = static_cast<std::uint8_t>(p);
       run(l);
     }
-    if (r.s.state == core::InitiatorState::locked) {
-      l.move = Move::unlock;
-      run(l);
-    }
-    const core::ActionSet en = proto_.enabled_guarded(r.s);
-    for (core::Action a : core::guarded_actions) {
-      if (!en.contains(a)) continue;
-      l = Label{Move::guarded, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(a), 0, 0, 0, false};
-      next = g;
-      out = Outcome{};
-      apply(next, l, out);
-      if (!out.drew) {
-        emit(l, next, out);
-        continue;
-      }
-      l.probabilistic = true;
-      emit(l, next, out);
-      for (unsigned p = 1; p < inst_.k; ++p) {
-        l.prio = static_cast<std::uint8_t>(p);
-        run(l);
-      }
-    }
-    for (unsigned p = 0; p <= inst_.delta; ++p) {
-      const auto& bag = r.chan[p];
-      for (unsigned i = 0; i < channel_capacity && bag[i] != 0; ++i) {
-        if (i > 0 && bag[i] == bag[i - 1]) continue;  // a bag: identical messages are one choice
-        l = Label{Move::deliver, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(p), bag[i], 0, 0, false};
-        run(l);
-      }
-    }
-  }
+  });
   if (g.changes_left == 0) return;
   for (unsigned u = 0; u < inst_.nodes; ++u)
     for (unsigned p = 1; p <= inst_.delta; ++p) {
