@@ -739,6 +739,7 @@ Result check(const Instance& inst, const Options& opt) {
                       const std::vector<std::uint8_t>& in_base) {
       std::vector<InitiatorState> st(count);
       for (unsigned u = 0; u < inst.nodes; ++u) {
+        if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
         for (std::size_t s = 0; s < count; ++s)
           st[s] = in_base[s] ? model.packed_state(states.at(s), u) : InitiatorState::idle;
         std::vector<std::uint8_t> in(count), allowed;
