@@ -279,12 +279,6 @@ std::uint8_t flags_of(const Label& l, const Outcome& o) {
                                    (l.node & 3u) << 3);
 }
 
-/// A node move, seen by the liveness graph: a new action, unless it is a further outcome of a
-/// priority draw (those are targets of the action of the first outcome).
-bool is_graph_action(const Label& l) {
-  return l.move != Move::cut && l.move != Move::connect && !(l.probabilistic && l.prio > 0);
-}
-
 struct Pending {
   std::string kind, signature, detail;
   std::vector<unsigned> nodes;
@@ -320,7 +314,7 @@ struct Graph {
   }
   /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
   void add(const Label& l, const Outcome& o, std::uint32_t to) {
-    if (is_graph_action(l)) flags.push_back(flags_of(l, o));
+    if (l.prio == 0) flags.push_back(flags_of(l, o));
     target.push_back(to);
   }
   /// Ends state `self`; if no node move was possible, time passes (a stutter step, not a task of

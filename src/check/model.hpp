@@ -202,20 +202,16 @@ template <class Emit>
 void Model::successors(const Global& g, Emit&& emit) const {
   Global next;
   Outcome out;
-  auto run = [&](const Label& l) {
+  auto run = [&](Label l) {
     next = g;
     out = Outcome{};
     apply(next, l, out);
+    l.probabilistic = out.drew;  // a priority draw (guarded actions only): K transitions in a row
     emit(l, next, out);
   };
   node_moves(g, [&](Label l) {
-    next = g;
-    out = Outcome{};
-    apply(next, l, out);
-    const bool drew = out.drew;  // only guarded actions draw
-    l.probabilistic = drew;      // a priority draw: K transitions, this one for priority 0
-    emit(l, next, out);
-    for (unsigned p = 1; drew && p < inst_.k; ++p) {
+    run(l);
+    for (unsigned p = 1; out.drew && p < inst_.k; ++p) {
       l.prio = static_cast<std::uint8_t>(p);
       run(l);
     }
