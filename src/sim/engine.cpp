@@ -126,8 +126,37 @@ struct Channel {
   std::uint16_t stamp[inline_slots];
   std::uint8_t count;
   std::uint8_t byte[inline_slots];
+  /// The messages this node sent on this port that still wait in the neighbour's channel (that
+  /// channel's `count`, mirrored at the sender). P4 counts the messages along an edge at each
+  /// send; with this copy the sender finds both halves in its own record, and the write into the
+  /// receiver's channel may wait (deferred writes, below).
+  std::uint8_t outgoing;
 };
 static_assert(sizeof(Channel) == 8);
+
+/// A growable list of 8-byte entries whose append inlines (std::vector's does not, here).
+class WriteList {
+ public:
+  void append(std::uint64_t entry) {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    data_[size_++] = entry;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::uint64_t operator[](std::size_t i) const { return data_[i]; }
+  void clear() { size_ = 0; }
+  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(std::uint64_t); }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
+    auto data = std::make_unique<std::uint64_t[]>(capacity);
+    std::copy(data_.get(), data_.get() + size_, data.get());
+    data_ = std::move(data), capacity_ = capacity;
+  }
+  std::unique_ptr<std::uint64_t[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
 
 /// A delivered message's coordinates in a channel.
 struct Slot {
@@ -256,12 +285,14 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::uint64_t in_transit() const override { return in_transit_; }
   [[nodiscard]] std::uint64_t actions() const override { return actions_; }
   [[nodiscard]] double now() const override { return double(now_) / tpr_; }
+  [[nodiscard]] std::uint64_t deferred_writes() const override { return deferred_writes_; }
   void inject_lock_port(NodeId u, Port p) override {
     state_.at(u).lock_port = p;
     after_lock_change(u);
   }
   void inject_detector(NodeId u, std::uint64_t ports) override { detector_.at(u) = static_cast<Word>(ports); }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
+    if (port != core::self_port && peer(u, port) == no_node) injected_on_free_port_ = true;
     enqueue(u, port, byte, next_id_++);
     if (port == core::self_port || peer(u, port) != no_node)
       check_edge_bound(u, port, port ? peer(u, port) : u, port ? peer_port(u, port) : Port{0});
@@ -318,6 +349,12 @@ class EngineImpl final : public Engine {
     peer_[std::size_t{v} * delta_ + pv - 1] = u, peer_port_[std::size_t{v} * delta_ + pv - 1] = pu;
     neighbours_[u] = static_cast<Word>(neighbours_[u] | (Word{1} << pu));
     neighbours_[v] = static_cast<Word>(neighbours_[v] | (Word{1} << pv));
+    // A free port's channel and copy are empty (a cut empties both) unless a test injected
+    // messages there; then each end's copy starts as the other end's count.
+    if (injected_on_free_port_) {
+      channels_[channel(u, pu)].outgoing = channels_[channel(v, pv)].count;
+      channels_[channel(v, pv)].outgoing = channels_[channel(u, pu)].count;
+    }
     ++edges_;
     log({tick32(), EvKind::connect, pu, pv, 0, u, v});
     trace_edge("connect", u, pu, v, pv);
@@ -381,14 +418,16 @@ class EngineImpl final : public Engine {
     }
     ch.count = static_cast<std::uint8_t>(k + 1);
     ++in_transit_;
+    if (p != core::self_port && peer(to, p) != no_node) ++channels_[channel(peer(to, p), peer_port(to, p))].outgoing;
   }
   [[nodiscard]] Stored stored(std::size_t c, unsigned i) const {
     if (i < inline_slots)
       return {channels_[c].byte[i], channels_[c].stamp[i], id_.empty() ? 0 : id_[c * inline_slots + i]};
     return overflow_.at(c)[i - inline_slots];
   }
-  /// Removes message i of channel c (a bag: the last message takes its place).
-  void remove(std::size_t c, unsigned i) {
+  /// Removes message i of u's channel on port p (a bag: the last message takes its place).
+  void remove(NodeId u, Port p, unsigned i) {
+    const std::size_t c = channel(u, p);
     const unsigned last = channels_[c].count - 1u;
     if (i != last) {
       const Stored m = stored(c, last);
@@ -406,6 +445,14 @@ class EngineImpl final : public Engine {
     }
     channels_[c].count = static_cast<std::uint8_t>(last);
     --in_transit_;
+    // The sender's copy of this count.
+    if (p != core::self_port && peer(u, p) != no_node) {
+      const std::size_t sender = channel(peer(u, p), peer_port(u, p));
+      if (batching_)
+        write_later(peer(u, p), sender << entry_shift | entry_outgoing_delivered);
+      else
+        --channels_[sender].outgoing;
+    }
   }
   void drop_channel(NodeId u, Port p) {
     const std::size_t c = channel(u, p);
@@ -418,13 +465,17 @@ class EngineImpl final : public Engine {
         line_ += ",\"id\":" + std::to_string(m.id) + ",\"reason\":\"cut\"}";
         commit_line();
       }
-      remove(c, channels_[c].count - 1u);
+      remove(u, p, channels_[c].count - 1u);
     }
   }
   /// P4 after a message arrived in `to`'s channel on port p; (from, from_port) is the other end.
   void check_edge_bound(NodeId to, Port p, NodeId from, Port from_port) {
     unsigned along = channels_[channel(to, p)].count;
     if (p != core::self_port) along += channels_[channel(from, from_port)].count;
+    edge_bound(to, p, along);
+  }
+  /// P4 with `along` messages in transit along the edge at `to`'s port p.
+  void edge_bound(NodeId to, Port p, unsigned along) {
     max_in_transit_ = std::max(max_in_transit_, along);
     if (along > 2 && p != core::self_port)
       report("P4", {to, peer(to, p)}, {p, peer_port(to, p)},
@@ -567,7 +618,7 @@ class EngineImpl final : public Engine {
     const Slot chosen = candidates.at(pick);
     const std::size_t c = channel(u, chosen.port);
     const Stored m = stored(c, chosen.index);
-    remove(c, chosen.index);
+    remove(u, chosen.port, chosen.index);
     const core::Decoded d = core::decode(m.byte, sc_.k);
     if (!d.ok()) {
       // P6: every message is one valid byte. A malformed one is reported and dropped.
@@ -647,10 +698,11 @@ class EngineImpl final : public Engine {
     ++sent_by_kind_[static_cast<unsigned>(group.message.kind)];
     App& a = app_[u];
     // The receivers' channels are scattered in memory: start loading all of them before the first
-    // is needed, so their cache misses overlap.
-    for (Port p : group.ports)
-      if (p != core::self_port && peer(u, p) != no_node)
-        __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
+    // is needed, so their cache misses overlap (deferred writes do not load them now).
+    if (!batching_)
+      for (Port p : group.ports)
+        if (p != core::self_port && peer(u, p) != no_node)
+          __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
     for (Port p : group.ports) {
       const std::uint64_t id = next_id_++;
       ++sent_;
@@ -673,9 +725,74 @@ class EngineImpl final : public Engine {
         }
         continue;
       }
+      Channel& own = channels_[channel(u, p)];
+      if (batching_ && p != core::self_port && own.outgoing < inline_slots) {
+        // Deferred: the message joins the receiver's channel before anything reads it (see
+        // write_later); P4 is checked now, from the sender's record alone.
+        ++own.outgoing, ++in_transit_;
+        write_later(to, channel(to, to_port) << entry_shift | std::uint64_t{byte} << 1 | entry_message);
+        edge_bound(to, to_port, unsigned{own.outgoing} + own.count);
+        continue;
+      }
       enqueue(to, to_port, byte, id);
       check_edge_bound(to, to_port, u, p);
     }
+  }
+
+  // ---------------------------------------------------------------- deferred writes
+  // In a semi-synchronous round the scan visits nodes in increasing order and each node acts at
+  // most once, so a write into another node's channel (a message, or a decrement of the sender's
+  // `outgoing` copy at a delivery) need not happen at the send: it only has to happen before its
+  // owner's memory is next read. The scan works through blocks of 2^block_shift nodes; a write for
+  // the current block is made at once, a write for any other block waits in that block's list,
+  // which is applied in order when the scan enters the block (or at the end of the round, for
+  // blocks already passed). Writes for one channel come from one sender and keep their order,
+  // and no monitor reads another node's channel (P4 uses `outgoing`), so every read sees what it
+  // would have seen with immediate writes: the same candidates, slots, reports, excerpts and
+  // hashes (tests/sim/deferred_writes_test.cpp compares both on every kind of scenario). What it
+  // buys is locality: the writes for a block arrive together, just before the scan reads that
+  // block's channels, instead of one cache miss per send at a random place.
+  static constexpr unsigned block_shift = 12;
+  static constexpr unsigned entry_shift = 9;  ///< entry: channel index, message byte, kind bit
+  static constexpr std::uint64_t entry_message = 0, entry_outgoing_delivered = 1;
+
+  void write_later(NodeId owner, std::uint64_t entry) {
+    const std::size_t b = owner >> block_shift;
+    if (b == block_) return apply_write(entry);
+    deferred_[b].append(entry);
+    ++deferred_writes_;
+    if (++deferred_count_ >= deferred_cap_) apply_deferred();
+  }
+  void apply_write(std::uint64_t entry) {
+    Channel& ch = channels_[entry >> entry_shift];
+    if ((entry & 1) == entry_outgoing_delivered) {
+      --ch.outgoing;
+      return;
+    }
+    // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
+    // said so), so the message takes an inline slot, stamped with this round.
+    const unsigned k = ch.count;
+    ch.byte[k] = static_cast<std::uint8_t>(entry >> 1), ch.stamp[k] = now16();
+    ch.count = static_cast<std::uint8_t>(k + 1);
+  }
+  void apply_block(std::size_t b) {
+    WriteList& list = deferred_[b];
+    const std::size_t size = list.size();
+    for (std::size_t i = 0; i < size; ++i) {
+      if (i + 8 < size) __builtin_prefetch(&channels_[list[i + 8] >> entry_shift], 1);
+      apply_write(list[i]);
+    }
+    deferred_count_ -= size;
+    list.clear();
+  }
+  void apply_deferred() {
+    for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
+  }
+  /// Deferred writes apply to the semi-synchronous scan without trace lines (message ids live in
+  /// `id_`, written at the send) and with more than one block.
+  [[nodiscard]] bool defer_writes() const {
+    return opt_.defer_writes && !lines_.enabled() && (n_ >> block_shift) > 0 &&
+           std::size_t{n_} * ports_ < (std::size_t{1} << (64 - entry_shift));
   }
 
   /// The model's rule (iii) (paper, Section 3.1): an action makes at most one Send per port. The
@@ -862,7 +979,11 @@ class EngineImpl final : public Engine {
     }
     const Rng::Geometric& skip = skip_;
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
+    batching_ = defer_writes();
+    if (batching_ && deferred_.empty()) deferred_.resize((std::size_t{n_} >> block_shift) + 1);
+    block_ = ~std::size_t{0};
     for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
+      if (batching_ && (u >> block_shift) != block_) apply_block(block_ = u >> block_shift);
       // The scan visits nodes in increasing order, so the nodes just ahead are likely to act soon,
       // and most actions send to every neighbour. Loading those neighbours' channels a few nodes
       // early overlaps their cache misses with the work in between; this reads no random numbers
@@ -872,11 +993,13 @@ class EngineImpl final : public Engine {
         prefetch_neighbour_channels(prefetched);
       activate(static_cast<NodeId>(u));
     }
+    if (batching_) apply_deferred(), batching_ = false;
   }
   /// Nodes the semi-synchronous scan prefetches ahead (tuned with `lmx bench`).
   static constexpr NodeId prefetch_distance = 4;
   void prefetch_neighbour_channels(NodeId w) const {
-    for (Port p : Ports(neighbours_[w])) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+    if (!batching_)
+      for (Port p : Ports(neighbours_[w])) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
     // And w's own channels (read to collect its candidates) and state.
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
     __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
@@ -1219,7 +1342,12 @@ class EngineImpl final : public Engine {
            channels_.capacity() * sizeof(Channel) + id_.capacity() * 8 + app_.capacity() * sizeof(App) +
            persistent_.capacity() * sizeof(Word) + held_by_.capacity() * sizeof(NodeId) +
            participating_.capacity() / 8 + positions_.capacity() * 16 + waypoints_.capacity() * 16 +
-           initial_edges_.capacity() * 8 + wakeups_.size() * 16;
+           initial_edges_.capacity() * 8 + wakeups_.size() * 16 + deferred_bytes();
+  }
+  [[nodiscard]] std::size_t deferred_bytes() const {
+    std::size_t bytes = deferred_.capacity() * sizeof(deferred_[0]);
+    for (const auto& list : deferred_) bytes += list.bytes();
+    return bytes;
   }
 
   json summary() {
@@ -1339,6 +1467,14 @@ class EngineImpl final : public Engine {
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
+  bool injected_on_free_port_ = false;   ///< inject_message wrote to a port without an edge
+  bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
+  std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
+  std::vector<WriteList> deferred_;      ///< deferred writes per block
+  std::size_t deferred_count_ = 0;
+  std::uint64_t deferred_writes_ = 0;
+  /// Waiting entries beyond which all are applied at once (bounds their memory to 2 bytes a node).
+  std::size_t deferred_cap_ = std::max<std::size_t>(std::size_t{1} << 16, n_ / 4);
   BigArray<App> app_;
   BigArray<Word> persistent_;
   BigArray<NodeId> held_by_;

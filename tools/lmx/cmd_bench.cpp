@@ -64,19 +64,25 @@ const lmx::cli::Register reg{
        static std::uint64_t rounds = 20;
        static double p = 0.5;
        static bool as_json = false;
+       static bool immediate = false;
        auto* cmd =
            app.add_subcommand("bench", "Whole-run benchmark: random graph, Delta = 8, every node locking continuously");
        cmd->add_option("--nodes", nodes, "Nodes (default 1000000)");
        cmd->add_option("--rounds", rounds, "Semi-synchronous rounds (default 20)");
        cmd->add_option("--p", p, "Activation probability per round (default 0.5)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
+       cmd->add_flag("--immediate-writes", immediate,
+                     "Write each message into the receiver's channel at the send (no deferred writes; same run, "
+                     "for comparison)");
        cmd->callback([] {
          lmx::sim::Scenario s;
          s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync", s.rounds = rounds;
          s.activation.p = p, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
          const double baseline = core_actions_per_second();
          const auto t0 = std::chrono::steady_clock::now();
-         auto engine = lmx::sim::make_engine(s);
+         lmx::sim::RunOptions options;
+         options.defer_writes = !immediate;
+         auto engine = lmx::sim::make_engine(s, options);
          const auto t1 = std::chrono::steady_clock::now();
          const json r = engine->finish();
          const auto t2 = std::chrono::steady_clock::now();
@@ -96,6 +102,7 @@ const lmx::cli::Register reg{
                            {"peak_rss_bytes", peak_rss_bytes()},
                            {"setup_seconds", setup},
                            {"run_seconds", wall},
+                           {"deferred_writes", engine->deferred_writes()},
                            {"trace_hash", r["trace_hash"]}};
          if (as_json) {
            std::cout << out.dump() << "\n";

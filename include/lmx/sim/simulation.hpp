@@ -30,6 +30,9 @@ struct RunOptions {
   bool hash_lines = false;               ///< compute the line hash even without `trace` (replay)
   std::function<void(double)> progress;  ///< called with the fraction done, at most ~100 times
   std::string source = "run";
+  /// Defer writes into other nodes' channels within a semi-synchronous round (faster, same
+  /// results; off only to compare, see docs/simulator.md).
+  bool defer_writes = true;
 };
 
 /// What a node looks like from outside (for the application API and tests).
@@ -71,6 +74,9 @@ class Engine {
   /// Actions executed so far (the unit of `actions_per_second`).
   [[nodiscard]] virtual std::uint64_t actions() const = 0;
   [[nodiscard]] virtual double now() const = 0;
+  /// Writes into other nodes' channels that waited for the scan to reach their block
+  /// (RunOptions::defer_writes); 0 when every write was immediate.
+  [[nodiscard]] virtual std::uint64_t deferred_writes() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
