@@ -293,7 +293,9 @@ class EngineImpl final : public Engine {
   void inject_detector(NodeId u, std::uint64_t ports) override { detector_.at(u) = static_cast<Word>(ports); }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
     if (port != core::self_port && peer(u, port) == no_node) injected_on_free_port_ = true;
-    enqueue(u, port, byte, next_id_++);
+    const bool stored = enqueue(u, port, byte, next_id_++);
+    if (keep_outgoing_ && stored && port != core::self_port && peer(u, port) != no_node)
+      ++channels_[channel(peer(u, port), peer_port(u, port))].outgoing;
     if (port == core::self_port || peer(u, port) != no_node)
       check_edge_bound(u, port, port ? peer(u, port) : u, port ? peer_port(u, port) : Port{0});
   }
@@ -351,7 +353,7 @@ class EngineImpl final : public Engine {
     neighbours_[v] = static_cast<Word>(neighbours_[v] | (Word{1} << pv));
     // A free port's channel and copy are empty (a cut empties both) unless a test injected
     // messages there; then each end's copy starts as the other end's count.
-    if (injected_on_free_port_) {
+    if (keep_outgoing_ && injected_on_free_port_) {
       channels_[channel(u, pu)].outgoing = channels_[channel(v, pv)].count;
       channels_[channel(v, pv)].outgoing = channels_[channel(u, pu)].count;
     }
@@ -401,7 +403,9 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_ + p; }
   [[nodiscard]] std::uint16_t now16() const { return static_cast<std::uint16_t>(now_); }
   [[nodiscard]] std::uint16_t age_of(const Stored& m) const { return static_cast<std::uint16_t>(now16() - m.stamp); }
-  void enqueue(NodeId to, Port p, std::uint8_t byte, std::uint64_t id) {
+  /// Puts a message into `to`'s channel on port p; false if the run stopped instead. The caller
+  /// updates the sender's `outgoing` (it knows the sender without reading `to`'s peer arrays).
+  bool enqueue(NodeId to, Port p, std::uint8_t byte, std::uint64_t id) {
     const std::size_t c = channel(to, p);
     Channel& ch = channels_[c];
     const unsigned k = ch.count;
@@ -414,11 +418,11 @@ class EngineImpl final : public Engine {
     if (k == 255) {
       report("P4", {to}, {p}, "more than 255 messages waiting on one channel; the run stops");
       done_ = true;
-      return;
+      return false;
     }
     ch.count = static_cast<std::uint8_t>(k + 1);
     ++in_transit_;
-    if (p != core::self_port && peer(to, p) != no_node) ++channels_[channel(peer(to, p), peer_port(to, p))].outgoing;
+    return true;
   }
   [[nodiscard]] Stored stored(std::size_t c, unsigned i) const {
     if (i < inline_slots)
@@ -446,7 +450,7 @@ class EngineImpl final : public Engine {
     channels_[c].count = static_cast<std::uint8_t>(last);
     --in_transit_;
     // The sender's copy of this count.
-    if (p != core::self_port && peer(u, p) != no_node) {
+    if (keep_outgoing_ && p != core::self_port && peer(u, p) != no_node) {
       const std::size_t sender = channel(peer(u, p), peer_port(u, p));
       if (batching_)
         write_later(peer(u, p), sender << entry_shift | entry_outgoing_delivered);
@@ -734,7 +738,7 @@ class EngineImpl final : public Engine {
         edge_bound(to, to_port, unsigned{own.outgoing} + own.count);
         continue;
       }
-      enqueue(to, to_port, byte, id);
+      if (enqueue(to, to_port, byte, id) && keep_outgoing_ && p != core::self_port) ++own.outgoing;
       check_edge_bound(to, to_port, u, p);
     }
   }
@@ -788,11 +792,13 @@ class EngineImpl final : public Engine {
   void apply_deferred() {
     for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
   }
-  /// Deferred writes apply to the semi-synchronous scan without trace lines (message ids live in
-  /// `id_`, written at the send) and with more than one block.
+  /// Deferred writes apply to the semi-synchronous scan (not to the sequential activation, which
+  /// picks nodes at random) without trace lines (message ids live in `id_`, written at the send)
+  /// and with more than one block. Runs that never defer do not keep `outgoing` either (keeping
+  /// it costs a write into the sender's record at every delivery).
   [[nodiscard]] bool defer_writes() const {
-    return opt_.defer_writes && !lines_.enabled() && (n_ >> block_shift) > 0 &&
-           std::size_t{n_} * ports_ < (std::size_t{1} << (64 - entry_shift));
+    return opt_.defer_writes && !lines_.enabled() && (n_ >> block_shift) > 0 && sc_.engine == "semi-sync" &&
+           sc_.activation.kind != "sequential" && std::size_t{n_} * ports_ < (std::size_t{1} << (64 - entry_shift));
   }
 
   /// The model's rule (iii) (paper, Section 3.1): an action makes at most one Send per port. The
@@ -979,7 +985,7 @@ class EngineImpl final : public Engine {
     }
     const Rng::Geometric& skip = skip_;
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
-    batching_ = defer_writes();
+    batching_ = keep_outgoing_;
     if (batching_ && deferred_.empty()) deferred_.resize((std::size_t{n_} >> block_shift) + 1);
     block_ = ~std::size_t{0};
     for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
@@ -1467,10 +1473,11 @@ class EngineImpl final : public Engine {
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
-  bool injected_on_free_port_ = false;   ///< inject_message wrote to a port without an edge
-  bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
-  std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
-  std::vector<WriteList> deferred_;      ///< deferred writes per block
+  bool injected_on_free_port_ = false;         ///< inject_message wrote to a port without an edge
+  const bool keep_outgoing_ = defer_writes();  ///< `Channel::outgoing` is kept (deferred writes)
+  bool batching_ = false;                      ///< writes are deferred (semi-synchronous scan)
+  std::size_t block_ = ~std::size_t{0};        ///< the block the scan is in
+  std::vector<WriteList> deferred_;            ///< deferred writes per block
   std::size_t deferred_count_ = 0;
   std::uint64_t deferred_writes_ = 0;
   /// Waiting entries beyond which all are applied at once (bounds their memory to 2 bytes a node).
