@@ -3,7 +3,8 @@
 //  - BM_BenchRound/N: one semi-synchronous round of the `lmx bench` scenario (random graph from
 //    the configuration model, Delta = 8, every node locking continuously, activation p = 0.5) at N
 //    nodes. Counter `actions_per_second`. Small N fits in cache; compare with large N to see the
-//    cost of cache misses on the receivers' channels.
+//    cost of cache misses on the receivers' channels. Arguments: N, and 1 to defer writes into
+//    other nodes' channels (the default) or 0 to make them at the send (RunOptions::defer_writes).
 //  - BM_TwoNodeEdge: the same at two nodes sharing one edge: every send and delivery hits hot
 //    channels, so this is the simulator's own per-action overhead (channel enqueue and delivery,
 //    adversary choice, monitors P1-P7, event hash) on top of the core's handler.
@@ -24,8 +25,10 @@ Scenario bench_scenario(std::uint32_t nodes) {
   return s;
 }
 
-void run_rounds(benchmark::State& state, const Scenario& s) {
-  auto engine = make_engine(s);
+void run_rounds(benchmark::State& state, const Scenario& s, bool defer_writes = true) {
+  RunOptions options;
+  options.defer_writes = defer_writes;
+  auto engine = make_engine(s, options);
   for (int warm = 0; warm < 5; ++warm) engine->step();  // past the start-up transient
   const std::uint64_t before = engine->actions();
   for (auto _ : state) engine->step();
@@ -36,9 +39,12 @@ void run_rounds(benchmark::State& state, const Scenario& s) {
 }
 
 void BM_BenchRound(benchmark::State& state) {
-  run_rounds(state, bench_scenario(static_cast<std::uint32_t>(state.range(0))));
+  run_rounds(state, bench_scenario(static_cast<std::uint32_t>(state.range(0))), state.range(1) != 0);
 }
-BENCHMARK(BM_BenchRound)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BenchRound)
+    ->ArgsProduct({{10'000, 100'000, 1'000'000}, {1, 0}})
+    ->ArgNames({"nodes", "defer"})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_TwoNodeEdge(benchmark::State& state) {
   Scenario s = bench_scenario(2);
