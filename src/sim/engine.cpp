@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <queue>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "big_array.hpp"
@@ -738,6 +739,9 @@ class EngineImpl final : public Engine {
         edge_bound(to, to_port, unsigned{own.outgoing} + own.count);
         continue;
       }
+      // An earlier send of this action on this port (a double send, errata E3) may still wait in
+      // the receiver's block list: it goes first, as it would have with immediate writes.
+      if (batching_ && p != core::self_port && (to >> block_shift) != block_) apply_block(to >> block_shift);
       if (enqueue(to, to_port, byte, id) && keep_outgoing_ && p != core::self_port) ++own.outgoing;
       check_edge_bound(to, to_port, u, p);
     }
@@ -776,6 +780,8 @@ class EngineImpl final : public Engine {
     // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
     // said so), so the message takes an inline slot, stamped with this round.
     const unsigned k = ch.count;
+    if (k >= inline_slots) [[unlikely]]
+      throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
     ch.byte[k] = static_cast<std::uint8_t>(entry >> 1), ch.stamp[k] = now16();
     ch.count = static_cast<std::uint8_t>(k + 1);
   }

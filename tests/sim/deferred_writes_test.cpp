@@ -3,6 +3,8 @@
 // its send, on every kind of scenario that defers, and on a P4 violation found at a deferred send.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "lmx/sim/simulation.hpp"
 
 namespace lmx::sim {
@@ -119,6 +121,67 @@ TEST(DeferredWritesP4, TheReportIsTheSameAsWithImmediateWrites) {
       if (v["property"] == "P4" && deferred > 0) ++fired;
   }
   EXPECT_GT(fired, 0u) << "no seed made node 0 send into the full edge";
+}
+
+// A double send (errata E3, paper variant): one action sends twice on one port, so the first
+// message may be deferred while the second (its receiver then holding two) is written at once.
+// The deferred one must still arrive first, and P4 must count both. The run finds such a double
+// send into a later block in a traced run (writes immediate), then re-runs it with one message
+// injected on that edge just before, so that the second send makes three along the edge.
+TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
+  Scenario s;
+  s.nodes = 9000, s.rounds = 24, s.engine = "semi-sync", s.seed = 1, s.variant = core::Variant::paper;
+  s.activation.kind = "synchronous", s.topology.kind = "regular", s.dynamics.kind = "churn";
+  s.dynamics.birth = s.dynamics.death = 0.05, s.workload.idle = 1, s.workload.hold = 1;
+  std::stringstream trace;
+  RunOptions traced;
+  traced.trace = &trace;
+  (void)make_engine(s, traced)->finish();
+  // The sends of the action being read; at a double-send finding, the one into a later block.
+  std::vector<json> sends;
+  std::uint64_t round = 0;
+  NodeId receiver = 0;
+  core::Port receiver_port = 0;
+  bool found = false;
+  for (std::string line; !found && std::getline(trace, line);) {
+    const json j = json::parse(line);
+    if (!j.contains("ev")) continue;
+    if (j["ev"] == "act") sends.clear();
+    if (j["ev"] == "send") sends.push_back(j);
+    if (j["ev"] != "finding" || j["kind"] != "send-twice-on-port") continue;
+    const NodeId from = j["node"];
+    for (const json& send : sends)
+      if (send["from"] == from && send["port"] == j["ports"][0] && !send["to"].is_null() &&
+          send["to"].get<NodeId>() >> 12 > from >> 12) {
+        round = static_cast<std::uint64_t>(j["round"].get<double>());
+        receiver = send["to"], receiver_port = send["to_port"], found = true;
+      }
+  }
+  ASSERT_TRUE(found) << "no double send into a later block in this run";
+  json summary[2];
+  std::vector<Violation> violations[2];
+  std::uint64_t deferred = 0;
+  for (bool defer : {true, false}) {
+    RunOptions o;
+    o.defer_writes = defer;
+    auto e = make_engine(s, o);
+    for (std::uint64_t r = 0; r < round; ++r) e->step();
+    e->inject_message(receiver, receiver_port, core::encode(core::Message{core::MessageKind::ready, 0}));
+    summary[defer ? 0 : 1] = comparable(e->finish());
+    violations[defer ? 0 : 1] = e->violations();
+    if (defer) deferred = e->deferred_writes();
+  }
+  EXPECT_GT(deferred, 0u);
+  ASSERT_FALSE(violations[1].empty());
+  EXPECT_EQ(violations[1][0].property, "P4");
+  ASSERT_EQ(violations[0].size(), violations[1].size());
+  for (std::size_t i = 0; i < violations[0].size(); ++i) {
+    EXPECT_EQ(violations[0][i].property, violations[1][i].property);
+    EXPECT_EQ(violations[0][i].round, violations[1][i].round);
+    EXPECT_EQ(violations[0][i].detail, violations[1][i].detail);
+    EXPECT_EQ(violations[0][i].excerpt, violations[1][i].excerpt);
+  }
+  EXPECT_EQ(summary[0], summary[1]);
 }
 
 }  // namespace
