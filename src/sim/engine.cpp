@@ -1486,8 +1486,8 @@ class EngineImpl final : public Engine {
   std::vector<WriteList> deferred_;            ///< deferred writes per block
   std::size_t deferred_count_ = 0;
   std::uint64_t deferred_writes_ = 0;
-  /// Waiting entries beyond which all are applied at once (bounds their memory to 2 bytes a node).
-  std::size_t deferred_cap_ = std::max<std::size_t>(std::size_t{1} << 12, n_ / 4);
+  /// Waiting entries beyond which all are applied at once (at most 2 bytes of entries a node).
+  const std::size_t deferred_cap_ = std::max<std::size_t>(std::size_t{1} << 12, n_ / 4);
   BigArray<App> app_;
   BigArray<Word> persistent_;
   BigArray<NodeId> held_by_;
