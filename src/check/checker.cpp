@@ -207,6 +207,7 @@ class StateSet {
   }
   /// The index of a stored state, or UINT32_MAX.
   [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
+    if (table_.bytes() == 0) throw std::logic_error("check: a lookup in a released index");
     const std::uint64_t h = hash(s);
     const std::size_t mask = slots_ - 1;
     const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
@@ -215,6 +216,20 @@ class StateSet {
       if (e == 0) return UINT32_MAX;
       if ((e & 0xFFFFFFFF00000000ull) == tag && std::memcmp(at(static_cast<std::uint32_t>(e) - 1), s, stride_) == 0)
         return static_cast<std::uint32_t>(e) - 1;
+    }
+  }
+  /// Frees the index (lookups and insertions need restore_index() first); the states stay.
+  void release_index() { table_ = Region{}; }
+  /// Builds the index again from the stored states.
+  void restore_index() {
+    if (table_.bytes() != 0) return;
+    table_.grow(slots_ * sizeof(std::uint64_t));
+    const std::size_t mask = slots_ - 1;
+    for (std::size_t j = 0; j < count_; ++j) {
+      const std::uint64_t h = hash_bytes(at(j), stride_);
+      std::size_t i = h & mask;
+      while (slot()[i] != 0) i = (i + 1) & mask;
+      slot()[i] = (h & 0xFFFFFFFF00000000ull) | static_cast<std::uint32_t>(j + 1);
     }
   }
   /// Arena plus index, per stored state.
@@ -354,10 +369,18 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
   for (std::size_t s = 0; s < n; ++s)
     if (in[s])
       for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = 1;
-  std::vector<std::uint32_t> comp(n, UINT32_MAX), low(n), index(n, UINT32_MAX);
-  std::vector<std::uint32_t> stack, call_state;
-  std::vector<std::uint64_t> call_act, call_tgt, call_end;
-  std::vector<std::uint8_t> on_stack(n, 0);
+  // Tarjan's algorithm in Pearce's form ("A space-efficient algorithm for finding strongly
+  // connected components", 2016): one number per state serves as both its visit index and its low
+  // link, and a state's component is closed once it is numbered `closed`, which no minimum picks
+  // (no low-link array and no on-stack flags: 5 bytes per state less than the textbook form).
+  constexpr std::uint32_t unvisited = UINT32_MAX, closed = UINT32_MAX - 1;
+  std::vector<std::uint32_t> comp(n, UINT32_MAX), index(n, unvisited);
+  struct Call {
+    std::uint32_t state, action, target, end;  // the action being followed and its targets [target, end)
+    bool root;                                 // no state visited before this one is reachable (yet)
+  };
+  std::vector<std::uint32_t> stack;  // visited states whose component is open, not roots
+  std::vector<Call> calls;
   std::vector<std::uint8_t> redo(n, 0), dirty;  // per state: in a component to decompose; per component id
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
@@ -376,62 +399,55 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
           }
       });
     }
-    // Tarjan's SCCs over allowed actions (iterative).
+    // Strongly connected components over allowed actions (iterative).
     // Allowed actions of a state to decompose lead only to states to decompose (the first time
     // all states are; later, allowed actions stay in their old component, which is dirty).
     for (std::size_t s = 0; s < n; ++s)
-      if (redo[s]) index[s] = UINT32_MAX;
+      if (redo[s]) index[s] = unvisited;
     std::uint32_t next_index = 0;
     for (std::size_t root = 0; root < n; ++root) {
-      if (!redo[root] || index[root] != UINT32_MAX) continue;
-      auto push = [&](std::uint32_t s) {
-        index[s] = low[s] = next_index++;
-        stack.push_back(s);
-        on_stack[s] = 1;
-        call_state.push_back(s);
-        call_act.push_back(gr.state_begin[s]);
-        call_tgt.push_back(gr.target_begin[s]);
-        call_end.push_back(gr.target_begin[s] +
-                           (gr.state_begin[s] < gr.state_begin[s + 1] ? gr.outcomes(gr.state_begin[s]) : 0));
+      if (!redo[root] || index[root] != unvisited) continue;
+      auto visit = [&](std::uint32_t s) {
+        index[s] = next_index++;
+        const std::uint32_t a = gr.state_begin[s], t = gr.target_begin[s];
+        calls.push_back(Call{s, a, t, t + (a < gr.state_begin[s + 1] ? gr.outcomes(a) : 0), true});
       };
-      push(static_cast<std::uint32_t>(root));
-      while (!call_state.empty()) {
-        const std::uint32_t s = call_state.back();
-        std::uint64_t& a = call_act.back();
-        std::uint64_t& t = call_tgt.back();
-        std::uint64_t& te = call_end.back();  // end of the targets of action a
+      visit(static_cast<std::uint32_t>(root));
+      while (!calls.empty()) {
+        Call& c = calls.back();
+        const std::uint32_t s = c.state;
         bool descended = false;
-        while (a < gr.state_begin[s + 1]) {
-          if (!allowed[a] || t >= te) {
-            ++a;
-            t = te;
-            if (a < gr.state_begin[s + 1]) te = t + gr.outcomes(a);
+        while (c.action < gr.state_begin[s + 1]) {
+          if (!allowed[c.action] || c.target >= c.end) {
+            ++c.action;
+            c.target = c.end;
+            if (c.action < gr.state_begin[s + 1]) c.end = c.target + gr.outcomes(c.action);
             continue;
           }
-          const std::uint32_t w = gr.target[t++];
-          if (index[w] == UINT32_MAX) {
-            push(w);
+          const std::uint32_t w = gr.target[c.target++];
+          if (index[w] == unvisited) {
+            visit(w);  // invalidates c
             descended = true;
             break;
           }
-          if (on_stack[w]) low[s] = std::min(low[s], index[w]);
+          if (index[w] < index[s]) index[s] = index[w], c.root = false;  // closed states never lower it
         }
         if (descended) continue;
-        if (low[s] == index[s]) {
-          for (;;) {
-            const std::uint32_t w = stack.back();
+        if (c.root) {
+          // s and the open states visited after it form its component.
+          while (!stack.empty() && index[stack.back()] >= index[s]) {
+            comp[stack.back()] = next_comp;
+            index[stack.back()] = closed;
             stack.pop_back();
-            on_stack[w] = 0;
-            comp[w] = next_comp;
-            if (w == s) break;
           }
-          ++next_comp;
+          comp[s] = next_comp++;
+          index[s] = closed;
+        } else {
+          stack.push_back(s);
         }
-        call_state.pop_back();
-        call_act.pop_back();
-        call_tgt.pop_back();
-        call_end.pop_back();
-        if (!call_state.empty()) low[call_state.back()] = std::min(low[call_state.back()], low[s]);
+        calls.pop_back();
+        if (!calls.empty() && index[s] < index[calls.back().state])
+          index[calls.back().state] = index[s], calls.back().root = false;
       }
     }
     // Drop actions leaving their component; drop states left without actions.
@@ -636,67 +652,38 @@ Result check(const Instance& inst, const Options& opt) {
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) gr.finish();
+  depth = Column<std::uint16_t>{};  // needed only to explore; parents stay, for counterexamples
   const std::size_t graph_actions = gr.flags.size(), graph_targets = gr.target.size();  // gr is freed early
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
-    // Reverse edges for backward reachability, in CSR form: rbegin[x] is the first source of x.
-    // 32-bit offsets: the exploration stops past 2^32 targets.
-    std::vector<std::uint32_t> rbegin(n + 1, 0);
-    std::vector<std::uint32_t> rsrc(gr.target.size());
-    std::vector<std::uint8_t> rnodes(symmetry ? gr.target.size() : 0);
-    for (std::size_t s = 0; s < n; ++s)
-      for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) ++rbegin[gr.target[t] + 1];
-    for (std::size_t s = 0; s < n; ++s) rbegin[s + 1] += rbegin[s];
-    // Placing a source advances its target's offset to the next target's; shifting the offsets
-    // back by one place restores them (no second array of offsets).
-    for (std::size_t s = 0; s < n; ++s)
-      for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1]; ++t) {
-        const std::uint32_t at = rbegin[gr.target[t]]++;
-        if (symmetry) rnodes[at] = gr.target_nodes[t];
-        rsrc[at] = static_cast<std::uint32_t>(s);
-      }
-    for (std::size_t x = n; x > 0; --x) rbegin[x] = rbegin[x - 1];
-    rbegin[0] = 0;
-    gr.target_nodes = Column<std::uint8_t>{};  // freed: the renamings are in rnodes now
-    // Backward reachability from the completing actions, for all nodes in one pass: good[s] holds
-    // the nodes a completion of which is reachable from s by node moves. A state is queued again
-    // only when its set grows, so at most N + 1 times. Under symmetry reduction an edge leads to
-    // a renamed successor, and the set is renamed back along it (pull).
+    // The index of the stored states is needed again only to rebuild concrete states (below):
+    // it is released for the analysis, which needs the most memory of a run.
+    set.release_index();
+    // Which completions are reachable, for all nodes at once: good[s] holds the nodes a completion
+    // of which is reachable from s by node moves, the least solution of good[s] = (nodes completing
+    // at s) | good[t] for every target t of s. Under symmetry reduction an edge leads to a renamed
+    // successor, and the set is renamed back along it (pull). The solution is found by sweeps over
+    // the graph, last state first (successors are mostly found after their state, breadth first),
+    // until no set grows; a set grows at most N times. Sweeping forward needs no reverse graph,
+    // which would take as much memory as the graph's targets.
     progress("deadlock");
-    std::vector<std::uint8_t> good(n, 0), queued(n, 0);
-    {
-      // A ring of n places: a state is in the queue at most once at a time.
-      std::vector<std::uint32_t> queue(n);
-      std::size_t head = 0, size = 0;
-      for (std::size_t s = 0; s < n; ++s) {
-        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-          if (gr.flags[a] & flag_completes)
-            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
-        if (good[s]) queue[size++] = static_cast<std::uint32_t>(s), queued[s] = 1;
+    std::vector<std::uint8_t> good(n, 0);
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+        if (gr.flags[a] & flag_completes)
+          good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
+    const auto all_nodes = static_cast<std::uint8_t>((1u << inst.nodes) - 1);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t s = n; s-- > 0;) {
+        std::uint8_t reach = good[s];
+        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1] && reach != all_nodes; ++t)
+          reach |= symmetry ? pull(good[gr.target[t]], gr.target_nodes[t], inst.nodes) : good[gr.target[t]];
+        if (reach != good[s]) good[s] = reach, grew = true;
       }
-      while (size > 0) {
-        const std::uint32_t x = queue[head];
-        head = head + 1 == n ? 0 : head + 1;
-        --size;
-        queued[x] = 0;
-        for (std::uint64_t r = rbegin[x]; r < rbegin[x + 1]; ++r) {
-          const std::uint32_t y = rsrc[r];
-          const std::uint8_t from = symmetry ? pull(good[x], rnodes[r], inst.nodes) : good[x];
-          if ((from & ~good[y]) == 0) continue;
-          good[y] = static_cast<std::uint8_t>(good[y] | from);
-          if (!queued[y]) {
-            queued[y] = 1;
-            queue[(head + size++) % n] = y;
-          }
-        }
-      }
-      release(queue);
-      release(queued);
-      release(rsrc);  // the reverse graph is not needed by the end components: free it before
-      release(rbegin);
-      release(rnodes);
     }
+    gr.target_nodes = Column<std::uint8_t>{};  // freed: only the deadlock pass renames sets back
     // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s) {
@@ -801,6 +788,7 @@ Result check(const Instance& inst, const Options& opt) {
           for (std::uint32_t m : ms) {
             std::uint32_t stored = m;
             if (&states != &set) {
+              set.restore_index();  // released for the analysis; needed again only here, in failing runs
               model.unpack(states.at(m), g);
               model.canonical(g, buf.data());
               stored = set.find(buf.data());
@@ -905,6 +893,12 @@ Result check(const Instance& inst, const Options& opt) {
       Global c;
       for (std::size_t s = 0; s < n; ++s)
         if (in_lift[s]) lifted.insert(set.at(s));
+      release(in_lift);
+      // The first `canonical` rebuilt states are the stored ones. A concrete state added later is
+      // not canonical (it would have been found among them), so a canonical form found below
+      // `canonical` is exactly a stored state in such a component: the index of all stored states
+      // is not needed.
+      const std::size_t canonical = lifted.size();
       std::vector<std::uint8_t> canon(stride);
       std::vector<std::uint32_t> leaves;  // positions in lg.target that go to the sink
       for (std::uint32_t s = 0; s < lifted.size(); ++s) {
@@ -927,8 +921,7 @@ Result check(const Instance& inst, const Options& opt) {
             return;
           }
           model.canonical(next, canon.data());
-          const std::uint32_t stored = set.find(canon.data());
-          if (stored == UINT32_MAX || !in_lift[stored]) {
+          if (const std::uint32_t stored = lifted.find(canon.data()); stored >= canonical) {
             leaves.push_back(static_cast<std::uint32_t>(lg.target.size()));
             lg.add(l, o, 0);  // to the sink, numbered once the states are all known
             return;
