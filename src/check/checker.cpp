@@ -163,9 +163,12 @@ class Column {
 /// The set of stored states: an arena of packed states and an open-addressing index (linear
 /// probing). Each slot holds the state's number and 32 further bits of its hash, so that a probe
 /// compares the stored bytes only when the hashes agree: a mismatch costs no access to the arena.
+/// The index may have any number of slots (a state's first slot is the low half of its hash scaled
+/// to the table, the high half is the tag), so it grows by half instead of doubling: on the largest
+/// instances that is gigabytes, at the end of the exploration and while growing.
 class StateSet {
  public:
-  explicit StateSet(std::size_t stride) : stride_(stride) { table_.grow(slots_ * sizeof(std::uint64_t)); }
+  explicit StateSet(std::size_t stride) : stride_(stride) { table_ = index_of(slots_); }
   [[nodiscard]] std::size_t size() const { return count_; }
   [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
   /// Makes room for `extra` insertions without growing the index (so prefetched slots stay valid).
@@ -175,27 +178,25 @@ class StateSet {
       arena_.grow(std::max((count_ + extra) * stride_, 2 * arena_.bytes()));
   }
   [[nodiscard]] std::uint64_t hash(const std::uint8_t* s) const { return hash_bytes(s, stride_); }
-  void prefetch(std::uint64_t h) const { __builtin_prefetch(slot() + (h & (slots_ - 1))); }
+  void prefetch(std::uint64_t h) const { __builtin_prefetch(slot() + home(h)); }
   /// Prefetches the stored state the first matching slot points at (a hint: most successors
   /// are already stored, and comparing them is the second cache miss of a lookup).
   void prefetch_match(std::uint64_t h) const {
-    const std::uint64_t e = slot()[h & (slots_ - 1)];
-    if (e != 0 && (e & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull))
-      __builtin_prefetch(at(static_cast<std::uint32_t>(e) - 1));
+    const std::uint64_t e = slot()[home(h)];
+    if (e != 0 && (e & tag_bits) == (h & tag_bits)) __builtin_prefetch(at(static_cast<std::uint32_t>(e) - 1));
   }
   /// Returns (index, inserted); needs reserve() first. `h` is hash(s).
   std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t h) {
-    const std::size_t mask = slots_ - 1;
-    const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
+    const std::uint64_t tag = h & tag_bits;
     std::uint64_t* t = slot();
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = home(h);; i = next(i)) {
       const std::uint64_t e = t[i];
       if (e == 0) {
         std::memcpy(arena_.data() + count_ * stride_, s, stride_);
         t[i] = tag | static_cast<std::uint32_t>(++count_);
         return {static_cast<std::uint32_t>(count_ - 1), true};
       }
-      if ((e & 0xFFFFFFFF00000000ull) == tag) {
+      if ((e & tag_bits) == tag) {
         const auto idx = static_cast<std::uint32_t>(e) - 1;
         if (std::memcmp(at(idx), s, stride_) == 0) return {idx, false};
       }
@@ -209,12 +210,11 @@ class StateSet {
   [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
     if (table_.bytes() == 0) throw std::logic_error("check: a lookup in a released index");
     const std::uint64_t h = hash(s);
-    const std::size_t mask = slots_ - 1;
-    const std::uint64_t tag = h & 0xFFFFFFFF00000000ull;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const std::uint64_t tag = h & tag_bits;
+    for (std::size_t i = home(h);; i = next(i)) {
       const std::uint64_t e = slot()[i];
       if (e == 0) return UINT32_MAX;
-      if ((e & 0xFFFFFFFF00000000ull) == tag && std::memcmp(at(static_cast<std::uint32_t>(e) - 1), s, stride_) == 0)
+      if ((e & tag_bits) == tag && std::memcmp(at(static_cast<std::uint32_t>(e) - 1), s, stride_) == 0)
         return static_cast<std::uint32_t>(e) - 1;
     }
   }
@@ -223,13 +223,12 @@ class StateSet {
   /// Builds the index again from the stored states.
   void restore_index() {
     if (table_.bytes() != 0) return;
-    table_.grow(slots_ * sizeof(std::uint64_t));
-    const std::size_t mask = slots_ - 1;
+    table_ = index_of(slots_);
     for (std::size_t j = 0; j < count_; ++j) {
       const std::uint64_t h = hash_bytes(at(j), stride_);
-      std::size_t i = h & mask;
-      while (slot()[i] != 0) i = (i + 1) & mask;
-      slot()[i] = (h & 0xFFFFFFFF00000000ull) | static_cast<std::uint32_t>(j + 1);
+      std::size_t i = home(h);
+      while (slot()[i] != 0) i = next(i);
+      slot()[i] = (h & tag_bits) | static_cast<std::uint32_t>(j + 1);
     }
   }
   /// Arena plus index, per stored state.
@@ -238,21 +237,31 @@ class StateSet {
   }
 
  private:
+  static constexpr std::uint64_t tag_bits = 0xFFFFFFFF00000000ull;
   [[nodiscard]] std::uint64_t* slot() const { return reinterpret_cast<std::uint64_t*>(table_.data()); }
+  // The slots are at most 2^32 (checked in grow), so the product fits 64 bits.
+  [[nodiscard]] std::size_t home(std::uint64_t h) const { return (h & 0xFFFFFFFFu) * slots_ >> 32; }
+  [[nodiscard]] std::size_t next(std::size_t i) const { return i + 1 == slots_ ? 0 : i + 1; }
+  static Region index_of(std::size_t slots) {
+    Region r;
+    r.grow(slots * sizeof(std::uint64_t));
+    return r;
+  }
   void grow() {
-    Region bigger;
-    bigger.grow(2 * slots_ * sizeof(std::uint64_t));
-    auto* t = reinterpret_cast<std::uint64_t*>(bigger.data());
-    const std::size_t mask = 2 * slots_ - 1;
-    for (std::size_t j = 0; j < slots_; ++j) {
+    const std::size_t bigger = slots_ + slots_ / 2;
+    if (bigger > (std::size_t{1} << 32)) throw std::length_error("check: state index over 2^32 slots");
+    Region table = index_of(bigger);
+    auto* t = reinterpret_cast<std::uint64_t*>(table.data());
+    const std::size_t old = slots_;
+    slots_ = bigger;  // home() and next() now address the new table
+    for (std::size_t j = 0; j < old; ++j) {
       const std::uint64_t e = slot()[j];
       if (e == 0) continue;
-      std::size_t i = hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_) & mask;
-      while (t[i] != 0) i = (i + 1) & mask;
+      std::size_t i = home(hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_));
+      while (t[i] != 0) i = next(i);
       t[i] = e;
     }
-    table_.swap(bigger);
-    slots_ *= 2;
+    table_.swap(table);
   }
   std::size_t stride_;
   std::size_t count_ = 0;
@@ -530,7 +539,6 @@ Result check(const Instance& inst, const Options& opt) {
   StateSet set(stride);
   std::vector<std::uint8_t> buf(stride);
   Column<std::uint32_t> parent;
-  Column<std::uint16_t> depth;
   Graph gr;
   gr.k = inst.k;
   std::vector<Pending> pending;
@@ -562,7 +570,6 @@ Result check(const Instance& inst, const Options& opt) {
   pack(init, buf.data());
   set.insert(buf.data());
   parent.push_back(UINT32_MAX);
-  depth.push_back(0);
   check_state(init, 0);
   bool truncated = false;
   auto out_of_time = [&] {
@@ -590,7 +597,12 @@ Result check(const Instance& inst, const Options& opt) {
   };
   std::vector<Successor> batch;
   std::vector<std::uint8_t> packed;
+  // States are numbered breadth first, so the depth of state i is its level: the levels end at
+  // the numbers of states stored when the scan reaches them (no depth stored per state).
+  unsigned level = 0;
+  std::size_t level_end = 1;
   for (std::uint32_t i = 0; i < set.size(); ++i) {
+    if (i == level_end) ++level, level_end = set.size();
     if ((i & 4095u) == 0 && out_of_time()) break;
     if ((i & 65535u) == 0 && i > 0) progress("exploring");
     model.unpack(set.at(i), g);
@@ -638,8 +650,7 @@ Result check(const Instance& inst, const Options& opt) {
       auto [idx, inserted] = set.insert(packed.data() + b * stride, batch[b].hash);
       if (inserted) {
         parent.push_back(i);
-        depth.push_back(static_cast<std::uint16_t>(depth[i] + 1));
-        res.max_depth = std::max<unsigned>(res.max_depth, depth.back());
+        res.max_depth = level + 1;
         check_state(batch[b].next, idx);
       }
       if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
@@ -652,7 +663,6 @@ Result check(const Instance& inst, const Options& opt) {
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) gr.finish();
-  depth = Column<std::uint16_t>{};  // needed only to explore; parents stay, for counterexamples
   const std::size_t graph_actions = gr.flags.size(), graph_targets = gr.target.size();  // gr is freed early
 
   if (opt.liveness && !truncated) {
@@ -993,11 +1003,11 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
-  // Stored per state: packed state and index, parent and depth (for counterexamples), and in
-  // liveness runs the graph (two offsets per state, a byte of flags per action, a number per
-  // target, and under symmetry reduction a node renaming and a bit per target).
+  // Stored per state: packed state and index, parent (for counterexamples), and in liveness runs
+  // the graph (two offsets per state, a byte of flags per action, a number per target, and under
+  // symmetry reduction a node renaming and a bit per target).
   res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint32_t) + sizeof(std::uint16_t) +
+      set.bytes_per_state() + sizeof(std::uint32_t) +
       (opt.liveness && res.states ? (graph_actions * 8 + graph_targets * (symmetry ? 41 : 32)) / 8 / res.states + 8
                                   : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
