@@ -737,27 +737,34 @@ Result check(const Instance& inst, const Options& opt) {
         for (std::size_t s = 0; s < count; ++s) in[s] = in_base[s] && st[s] != InitiatorState::idle;
         const auto comp = end_components(fg, in, allowed);
 
-        // The members of each component, grouped by sorting (component, state) pairs: one
-        // allocation instead of one per component.
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> by_comp;
+        release(in);
+        // The members of each component, grouped: the member states sorted by (component, state),
+        // and where each component's members begin. One allocation instead of one per component,
+        // 4 bytes per member and per component, counted before allocating: this runs while the
+        // whole graph is in memory, and an array grown by doubling would take three times as much.
+        std::size_t member_count = 0;
+        for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
+        std::vector<std::uint32_t> member_state;
+        member_state.reserve(member_count);
         for (std::size_t s = 0; s < count; ++s)
-          if (comp[s] != UINT32_MAX) by_comp.emplace_back(comp[s], static_cast<std::uint32_t>(s));
-        std::sort(by_comp.begin(), by_comp.end());
-        std::vector<std::uint32_t> member_state(by_comp.size());
-        std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in member_state
-        for (std::size_t i = 0; i < by_comp.size(); ++i) {
-          member_state[i] = by_comp[i].second;
-          if (i == 0 || by_comp[i].first != by_comp[i - 1].first) groups.emplace_back(i, i);
-          groups.back().second = i + 1;
-        }
-        release(by_comp);
+          if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
+        std::sort(member_state.begin(), member_state.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return comp[x] != comp[y] ? comp[x] < comp[y] : x < y; });
+        auto starts_group = [&](std::size_t i) { return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]]; };
+        std::size_t group_count = 0;
+        for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
+        std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
+        group_begin.reserve(group_count + 1);
+        for (std::size_t i = 0; i < member_count; ++i)
+          if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
+        group_begin.push_back(static_cast<std::uint32_t>(member_count));
         auto members = [&](std::uint32_t c) {
-          return std::span<const std::uint32_t>(member_state.data() + groups[c].first,
-                                                groups[c].second - groups[c].first);
+          return std::span<const std::uint32_t>(member_state.data() + group_begin[c],
+                                                group_begin[c + 1] - group_begin[c]);
         };
         std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
         std::vector<std::uint32_t> words;                        // the members' task words, in the graph's action order
-        for (std::uint32_t c = 0; c < groups.size(); ++c) {
+        for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
           const auto ms = members(c);
           words.clear();
           for (std::uint32_t s : ms) {
