@@ -53,8 +53,9 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 for key in ("verdict", "states", "transitions", "seconds", "states_per_second", "bytes_per_state",
             "cpu_seconds", "states_per_cpu_second", "explore_cpu_seconds", "symmetry", "lifted_states",
-            "peak_rss_bytes", "violations"):
+            "peak_rss_bytes", "deadlock_sweeps", "violations"):
     assert key in j, key
+assert j["deadlock_sweeps"] >= 1, j["deadlock_sweeps"]  # a full run sweeps for reachable completions
 assert j["peak_rss_bytes"] > 1 << 20, j["peak_rss_bytes"]  # the process's peak memory, not a placeholder
 assert j["verdict"] == "fail"
 for v in j["violations"]:

@@ -248,8 +248,9 @@ class StateSet {
     return r;
   }
   void grow() {
-    const std::size_t bigger = slots_ + slots_ / 2;
-    if (bigger > (std::size_t{1} << 32)) throw std::length_error("check: state index over 2^32 slots");
+    constexpr std::size_t most = std::size_t{1} << 32;  // 0.7 of it exceeds every 32-bit state number
+    if (slots_ == most) throw std::length_error("check: state index over 2^32 slots");
+    const std::size_t bigger = std::min(slots_ + slots_ / 2, most);
     Region table = index_of(bigger);
     auto* t = reinterpret_cast<std::uint64_t*>(table.data());
     const std::size_t old = slots_;
@@ -675,8 +676,10 @@ Result check(const Instance& inst, const Options& opt) {
     // at s) | good[t] for every target t of s. Under symmetry reduction an edge leads to a renamed
     // successor, and the set is renamed back along it (pull). The solution is found by sweeps over
     // the graph, last state first (successors are mostly found after their state, breadth first),
-    // until no set grows; a set grows at most N times. Sweeping forward needs no reverse graph,
-    // which would take as much memory as the graph's targets.
+    // until no set grows. Each sweep but the last grows some set, and a set grows at most N times,
+    // so there are at most n * N + 1 sweeps; each edge to an earlier state on a path to a
+    // completion can cost one, and in practice a handful suffice. Sweeping forward needs no
+    // reverse graph, which would take as much memory as the graph's targets.
     progress("deadlock");
     std::vector<std::uint8_t> good(n, 0);
     for (std::size_t s = 0; s < n; ++s)
@@ -684,8 +687,14 @@ Result check(const Instance& inst, const Options& opt) {
         if (gr.flags[a] & flag_completes)
           good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
     const auto all_nodes = static_cast<std::uint8_t>((1u << inst.nodes) - 1);
+    bool swept = true;  // false: stopped by the time limit, and the sets are not complete
     for (bool grew = true; grew;) {
+      if (out_of_time()) {
+        swept = false;
+        break;
+      }
       grew = false;
+      ++res.deadlock_sweeps;
       for (std::size_t s = n; s-- > 0;) {
         std::uint8_t reach = good[s];
         for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1] && reach != all_nodes; ++t)
@@ -695,7 +704,7 @@ Result check(const Instance& inst, const Options& opt) {
     }
     gr.target_nodes = Column<std::uint8_t>{};  // freed: only the deadlock pass renames sets back
     // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
-    for (unsigned u = 0; u < inst.nodes; ++u)
+    for (unsigned u = 0; u < inst.nodes && swept; ++u)
       for (std::size_t s = 0; s < n; ++s) {
         const InitiatorState st = model.packed_state(set.at(s), u);
         if (((good[s] >> u) & 1u) != 0 || st == InitiatorState::idle || st == InitiatorState::locked) continue;

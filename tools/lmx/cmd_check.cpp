@@ -111,6 +111,7 @@ const lmx::cli::Register reg{
                                {"max_depth", r.max_depth},
                                {"symmetry", opt.symmetry},
                                {"lifted_states", r.lifted_states},
+                               {"deadlock_sweeps", r.deadlock_sweeps},
                                {"limit", r.limit}};
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)

@@ -75,6 +75,9 @@ struct Result {
   /// Under symmetry reduction: concrete states rebuilt to decide the end components whose
   /// actions rename their successors (docs/checker.md, "Symmetry"); 0 otherwise.
   std::uint64_t lifted_states = 0;
+  /// Sweeps over the graph until the reachable completions were stable (the deadlock check of a
+  /// full run; docs/checker.md, "Properties"); 0 in safety runs.
+  unsigned deadlock_sweeps = 0;
   std::vector<Violation> violations;
 };
 
