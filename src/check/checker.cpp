@@ -668,8 +668,9 @@ Result check(const Instance& inst, const Options& opt) {
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
-    // The index of the stored states is needed again only to rebuild concrete states (below):
-    // it is released for the analysis, which needs the most memory of a run.
+    // The index of the stored states is released for the analysis, which runs at a run's peak of
+    // memory: rebuilding concrete states (below) looks canonical forms up in its own set, and only
+    // the report of a fair end component of rebuilt states builds the index again.
     set.release_index();
     // Which completions are reachable, for all nodes at once: good[s] holds the nodes a completion
     // of which is reachable from s by node moves, the least solution of good[s] = (nodes completing
