@@ -226,9 +226,7 @@ class StateSet {
     table_ = index_of(slots_);
     for (std::size_t j = 0; j < count_; ++j) {
       const std::uint64_t h = hash_bytes(at(j), stride_);
-      std::size_t i = home(h);
-      while (slot()[i] != 0) i = next(i);
-      slot()[i] = (h & tag_bits) | static_cast<std::uint32_t>(j + 1);
+      place(slot(), h, (h & tag_bits) | static_cast<std::uint32_t>(j + 1));
     }
   }
   /// Arena plus index, per stored state.
@@ -242,6 +240,13 @@ class StateSet {
   // The slots are at most 2^32 (checked in grow), so the product fits 64 bits.
   [[nodiscard]] std::size_t home(std::uint64_t h) const { return (h & 0xFFFFFFFFu) * slots_ >> 32; }
   [[nodiscard]] std::size_t next(std::size_t i) const { return i + 1 == slots_ ? 0 : i + 1; }
+  /// Puts an entry known to be absent into table `t` (of slots_ slots), at the first free slot from
+  /// the home of its hash `h`.
+  void place(std::uint64_t* t, std::uint64_t h, std::uint64_t entry) const {
+    std::size_t i = home(h);
+    while (t[i] != 0) i = next(i);
+    t[i] = entry;
+  }
   static Region index_of(std::size_t slots) {
     Region r;
     r.grow(slots * sizeof(std::uint64_t));
@@ -258,9 +263,7 @@ class StateSet {
     for (std::size_t j = 0; j < old; ++j) {
       const std::uint64_t e = slot()[j];
       if (e == 0) continue;
-      std::size_t i = home(hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_));
-      while (t[i] != 0) i = next(i);
-      t[i] = e;
+      place(t, hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_), e);
     }
     table_.swap(table);
   }

@@ -149,7 +149,6 @@ TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
   }
   ASSERT_TRUE(found) << "no double send into a later block in this run";
   json summary[2];
-  std::vector<Violation> violations[2];
   std::uint64_t deferred = 0;
   for (bool defer : {true, false}) {
     RunOptions o;
@@ -158,20 +157,13 @@ TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
     for (std::uint64_t r = 0; r < round; ++r) e->step();
     e->inject_message(receiver, receiver_port, core::encode(core::Message{core::MessageKind::ready, 0}));
     summary[defer ? 0 : 1] = comparable(e->finish());
-    violations[defer ? 0 : 1] = e->violations();
     if (defer) deferred = e->deferred_writes();
   }
   EXPECT_GT(deferred, 0u);
-  ASSERT_FALSE(violations[1].empty());
-  EXPECT_EQ(violations[1][0].property, "P4");
-  ASSERT_EQ(violations[0].size(), violations[1].size());
-  for (std::size_t i = 0; i < violations[0].size(); ++i) {
-    EXPECT_EQ(violations[0][i].property, violations[1][i].property);
-    EXPECT_EQ(violations[0][i].round, violations[1][i].round);
-    EXPECT_EQ(violations[0][i].detail, violations[1][i].detail);
-    EXPECT_EQ(violations[0][i].excerpt, violations[1][i].excerpt);
-  }
-  EXPECT_EQ(summary[0], summary[1]);
+  const json& immediate = summary[1]["violations"];
+  ASSERT_FALSE(immediate.empty());
+  EXPECT_EQ(immediate[0]["property"], "P4");
+  EXPECT_EQ(summary[0], summary[1]);  // every violation with its round, detail and excerpt, and the rest
 }
 
 }  // namespace
