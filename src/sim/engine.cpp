@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "big_array.hpp"
+#include "channel.hpp"
 #include "lmx/sim/guards.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "rng.hpp"
@@ -41,8 +42,6 @@ namespace {
 
 /// Ticks per round: the async engine places executions at sub-round times.
 constexpr std::uint32_t async_ticks = 1024;
-/// Messages per directed channel stored inline; Theorem 1 bounds the messages along an edge by 2.
-constexpr unsigned inline_slots = 2;
 constexpr std::uint64_t max_recorded_violations = 200;
 
 /// A histogram of non-negative values with `scale` buckets per unit, for exact percentiles
@@ -119,43 +118,27 @@ struct Stored {
   std::uint64_t id;
 };
 
-/// One directed channel (the messages waiting at a node's port), in one 8-byte record so that a
-/// send touches one cache line. Send times are kept modulo 2^16 ticks: a message is receivable when
-/// its age is not 0 modulo 2^16 (a message that waited exactly a multiple of 2^16 ticks waits one
-/// more tick, a delay the adversary may impose anyway), and ages order `oldest` delivery.
-struct Channel {
-  std::uint16_t stamp[inline_slots];
-  std::uint8_t count;
-  std::uint8_t byte[inline_slots];
-  /// The messages this node sent on this port that still wait in the neighbour's channel (that
-  /// channel's `count`, mirrored at the sender). P4 counts the messages along an edge at each
-  /// send; with this copy the sender finds both halves in its own record, and the write into the
-  /// receiver's channel may wait (deferred writes, below).
-  std::uint8_t outgoing;
-};
-static_assert(sizeof(Channel) == 8);
-
-/// A growable list of 8-byte entries whose append inlines (std::vector's does not, here).
+/// A growable list of 4-byte entries whose append inlines (std::vector's does not, here).
 class WriteList {
  public:
-  void append(std::uint64_t entry) {
+  void append(std::uint32_t entry) {
     if (size_ == capacity_) [[unlikely]]
       grow();
     data_[size_++] = entry;
   }
   [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] std::uint64_t operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] std::uint32_t operator[](std::size_t i) const { return data_[i]; }
   void clear() { size_ = 0; }
-  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(std::uint64_t); }
+  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(std::uint32_t); }
 
  private:
   [[gnu::noinline]] void grow() {
     const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
-    auto data = std::make_unique<std::uint64_t[]>(capacity);
+    auto data = std::make_unique<std::uint32_t[]>(capacity);
     std::copy(data_.get(), data_.get() + size_, data.get());
     data_ = std::move(data), capacity_ = capacity;
   }
-  std::unique_ptr<std::uint64_t[]> data_;
+  std::unique_ptr<std::uint32_t[]> data_;
   std::size_t size_ = 0, capacity_ = 0;
 };
 
@@ -293,6 +276,7 @@ class EngineImpl final : public Engine {
   }
   void inject_detector(NodeId u, std::uint64_t ports) override { detector_.at(u) = static_cast<Word>(ports); }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
+    flush_deferred();
     if (port != core::self_port && peer(u, port) == no_node) injected_on_free_port_ = true;
     const bool stored = enqueue(u, port, byte, next_id_++);
     if (keep_outgoing_ && stored && port != core::self_port && peer(u, port) != no_node)
@@ -348,6 +332,7 @@ class EngineImpl final : public Engine {
     return true;
   }
   void link(NodeId u, Port pu, NodeId v, Port pv) {
+    flush_deferred();
     peer_[std::size_t{u} * delta_ + pu - 1] = v, peer_port_[std::size_t{u} * delta_ + pu - 1] = pv;
     peer_[std::size_t{v} * delta_ + pv - 1] = u, peer_port_[std::size_t{v} * delta_ + pv - 1] = pu;
     neighbours_[u] = static_cast<Word>(neighbours_[u] | (Word{1} << pu));
@@ -380,6 +365,7 @@ class EngineImpl final : public Engine {
     commit_line();
   }
   void unlink(NodeId u, Port pu) {
+    flush_deferred();
     const NodeId v = peer(u, pu);
     const Port pv = peer_port(u, pu);
     drop_channel(v, pv);
@@ -452,11 +438,10 @@ class EngineImpl final : public Engine {
     --in_transit_;
     // The sender's copy of this count.
     if (keep_outgoing_ && p != core::self_port && peer(u, p) != no_node) {
-      const std::size_t sender = channel(peer(u, p), peer_port(u, p));
       if (batching_)
-        write_later(peer(u, p), sender << entry_shift | entry_outgoing_delivered);
+        write_later(peer(u, p), entry(peer(u, p), peer_port(u, p), entry_outgoing_delivered));
       else
-        --channels_[sender].outgoing;
+        --channels_[channel(peer(u, p), peer_port(u, p))].outgoing;
     }
   }
   void drop_channel(NodeId u, Port p) {
@@ -541,16 +526,7 @@ class EngineImpl final : public Engine {
       // The common case, without branches on the (unpredictable) channel contents: every channel
       // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
       // was not sent in the current tick. Same candidates, in the same order, as the general loop.
-      static_assert(inline_slots == 2);
-      const Channel* ch = &channels_[channel(u, 0)];
-      const std::uint16_t now = now16();
-      std::uint64_t mask = 0;
-      for (Port p = 0; p <= delta_; ++p) {
-        const unsigned count = ch[p].count;
-        const std::uint64_t bits = std::uint64_t(unsigned(count > 0) & unsigned(ch[p].stamp[0] != now)) |
-                                   std::uint64_t(unsigned(count > 1) & unsigned(ch[p].stamp[1] != now)) << 1;
-        mask |= bits << (inline_slots * p);
-      }
+      const std::uint64_t mask = receivable_mask(&channels_[channel(u, 0)], ports_, now16());
       out.masked = true, out.mask = mask;
       out.k = core::PortSet<std::uint64_t>(mask).size();
       return;
@@ -625,15 +601,16 @@ class EngineImpl final : public Engine {
     const Stored m = stored(c, chosen.index);
     remove(u, chosen.port, chosen.index);
     const core::Decoded d = core::decode(m.byte, sc_.k);
-    if (!d.ok()) {
-      // P6: every message is one valid byte. A malformed one is reported and dropped.
-      report("P6", {u}, {chosen.port},
-             "received byte " + std::to_string(m.byte) +
-                 " that is not a message: " + std::string(core::to_string(d.error)));
-      return;
-    }
+    if (!d.ok()) [[unlikely]]
+      return malformed(u, chosen.port, m.byte, d.error);
     ++received_;
     execute(u, core::Activation{core::receive_action(d.message.kind), chosen.port, d.message}, &m);
+  }
+
+  /// P6: every message is one valid byte. A malformed one is reported and dropped.
+  [[gnu::noinline]] void malformed(NodeId u, Port p, std::uint8_t byte, core::DecodeError error) {
+    report("P6", {u}, {p},
+           "received byte " + std::to_string(byte) + " that is not a message: " + std::string(core::to_string(error)));
   }
 
   void app_call(NodeId u) {
@@ -735,13 +712,13 @@ class EngineImpl final : public Engine {
         // Deferred: the message joins the receiver's channel before anything reads it (see
         // write_later); P4 is checked now, from the sender's record alone.
         ++own.outgoing, ++in_transit_;
-        write_later(to, channel(to, to_port) << entry_shift | std::uint64_t{byte} << 1 | entry_message);
+        write_later(to, entry(to, to_port, unsigned{byte} << 1 | entry_message));
         edge_bound(to, to_port, unsigned{own.outgoing} + own.count);
         continue;
       }
       // An earlier send of this action on this port (a double send, errata E3) may still wait in
       // the receiver's block list: it goes first, as it would have with immediate writes.
-      if (batching_ && p != core::self_port && (to >> block_shift) != block_) apply_block(to >> block_shift);
+      if (batching_ && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
       if (enqueue(to, to_port, byte, id) && keep_outgoing_ && p != core::self_port) ++own.outgoing;
       check_edge_bound(to, to_port, u, p);
     }
@@ -751,7 +728,7 @@ class EngineImpl final : public Engine {
   // In a semi-synchronous round the scan visits nodes in increasing order and each node acts at
   // most once, so a write into another node's channel (a message, or a decrement of the sender's
   // `outgoing` copy at a delivery) need not happen at the send: it only has to happen before its
-  // owner's memory is next read. The scan works through blocks of 2^block_shift nodes; a write for
+  // owner's memory is next read. The scan works through blocks of 2^block_shift_ nodes; a write for
   // the current block is made at once, a write for any other block waits in that block's list,
   // which is applied in order when the scan enters the block (or at the end of the round, for
   // blocks already passed). Writes for one channel come from one sender and keep their order,
@@ -760,51 +737,66 @@ class EngineImpl final : public Engine {
   // hashes (tests/sim/deferred_writes_test.cpp compares both on every kind of scenario). What it
   // buys is locality: the writes for a block arrive together, just before the scan reads that
   // block's channels, instead of one cache miss per send at a random place.
-  static constexpr unsigned block_shift = 12;
-  static constexpr unsigned entry_shift = 9;  ///< entry: channel index, message byte, kind bit
-  static constexpr std::uint64_t entry_message = 0, entry_outgoing_delivered = 1;
+  /// entry: the channel's index within its block, the message byte, the kind bit
+  static constexpr unsigned entry_shift = 9;
+  static constexpr unsigned entry_message = 0, entry_outgoing_delivered = 1;
 
-  void write_later(NodeId owner, std::uint64_t entry) {
-    const std::size_t b = owner >> block_shift;
-    if (b == block_) return apply_write(entry);
-    deferred_[b].append(entry);
+  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * ports_; }
+  [[nodiscard]] std::uint32_t entry(NodeId owner, Port p, unsigned payload) const {
+    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_ + p;
+    return static_cast<std::uint32_t>(in_block << entry_shift | payload);
+  }
+  void write_later(NodeId owner, std::uint32_t e) {
+    const std::size_t b = owner >> block_shift_;
+    if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
+    deferred_[b].append(e);
     ++deferred_writes_;
     if (++deferred_count_ >= deferred_cap_) apply_deferred();
   }
-  void apply_write(std::uint64_t entry) {
-    Channel& ch = channels_[entry >> entry_shift];
-    if ((entry & 1) == entry_outgoing_delivered) {
+  /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
+  /// tick it was sent in.
+  void apply_write(Channel* base, std::uint32_t e, std::uint16_t stamp) {
+    Channel& ch = base[e >> entry_shift];
+    if ((e & 1) == entry_outgoing_delivered) {
       --ch.outgoing;
       return;
     }
     // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
-    // said so), so the message takes an inline slot, stamped with this round.
+    // said so), so the message takes an inline slot.
     const unsigned k = ch.count;
     if (k >= inline_slots) [[unlikely]]
       throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
-    ch.byte[k] = static_cast<std::uint8_t>(entry >> 1), ch.stamp[k] = now16();
+    ch.byte[k] = static_cast<std::uint8_t>(e >> 1), ch.stamp[k] = stamp;
     ch.count = static_cast<std::uint8_t>(k + 1);
   }
   void apply_block(std::size_t b) {
     WriteList& list = deferred_[b];
-    const std::size_t size = list.size();
+    const std::size_t size = list.size(), carried = carried_[b];
+    Channel* base = &channels_[block_base(b)];
     for (std::size_t i = 0; i < size; ++i) {
-      if (i + 8 < size) __builtin_prefetch(&channels_[list[i + 8] >> entry_shift], 1);
-      apply_write(list[i]);
+      if (i + 8 < size) __builtin_prefetch(base + (list[i + 8] >> entry_shift), 1);
+      apply_write(base, list[i], i < carried ? carried_stamp_ : now16());
     }
     deferred_count_ -= size;
     list.clear();
+    carried_[b] = 0;
   }
   void apply_deferred() {
     for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
+  }
+  /// Before anything outside the scan reads or writes channels (a topology change, an injected
+  /// message, the summary): the writes carried over from the last round are made.
+  void flush_deferred() {
+    if (deferred_count_) apply_deferred();
   }
   /// Deferred writes apply to the semi-synchronous scan (not to the sequential activation, which
   /// picks nodes at random) without trace lines (message ids live in `id_`, written at the send)
   /// and with more than one block. Runs that never defer do not keep `outgoing` either (keeping
   /// it costs a write into the sender's record at every delivery).
   [[nodiscard]] bool defer_writes() const {
-    return opt_.defer_writes && !lines_.enabled() && (n_ >> block_shift) > 0 && sc_.engine == "semi-sync" &&
-           sc_.activation.kind != "sequential" && std::size_t{n_} * ports_ < (std::size_t{1} << (64 - entry_shift));
+    return opt_.defer_writes && !lines_.enabled() && (n_ >> block_shift_) > 0 && sc_.engine == "semi-sync" &&
+           sc_.activation.kind != "sequential" &&
+           (std::size_t{ports_} << (block_shift_ + entry_shift)) <= (std::size_t{1} << 32);
   }
 
   /// The model's rule (iii) (paper, Section 3.1): an action makes at most one Send per port. The
@@ -992,10 +984,16 @@ class EngineImpl final : public Engine {
     const Rng::Geometric& skip = skip_;
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
     batching_ = keep_outgoing_;
-    if (batching_ && deferred_.empty()) deferred_.resize((std::size_t{n_} >> block_shift) + 1);
+    if (batching_ && deferred_.empty()) {
+      const std::size_t blocks = (std::size_t{n_} >> block_shift_) + 1;
+      deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
+    }
     block_ = ~std::size_t{0};
     for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
-      if (batching_ && (u >> block_shift) != block_) apply_block(block_ = u >> block_shift);
+      if (batching_ && (u >> block_shift_) != block_) {
+        block_ = u >> block_shift_, entered_[block_] = round;
+        apply_block(block_);
+      }
       // The scan visits nodes in increasing order, so the nodes just ahead are likely to act soon,
       // and most actions send to every neighbour. Loading those neighbours' channels a few nodes
       // early overlaps their cache misses with the work in between; this reads no random numbers
@@ -1005,13 +1003,25 @@ class EngineImpl final : public Engine {
         prefetch_neighbour_channels(prefetched);
       activate(static_cast<NodeId>(u));
     }
-    if (batching_) apply_deferred(), batching_ = false;
+    if (batching_) {
+      // The writes for blocks the scan has passed wait for the next round's scan, which applies
+      // them just before it reads those blocks' channels. A block the scan did not enter has its
+      // list applied now, so that what waits was all sent in this round, at tick `carried_stamp_`.
+      for (std::size_t b = 0; b < deferred_.size(); ++b) {
+        if (entered_[b] != round) apply_block(b);
+        carried_[b] = static_cast<std::uint32_t>(deferred_[b].size());
+      }
+      carried_stamp_ = now16();
+      block_ = ~std::size_t{0}, batching_ = false;
+    }
   }
   /// Nodes the semi-synchronous scan prefetches ahead (tuned with `lmx bench`).
   static constexpr NodeId prefetch_distance = 4;
   void prefetch_neighbour_channels(NodeId w) const {
     if (!batching_)
       for (Port p : Ports(neighbours_[w])) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+    else  // w's neighbours, read at its deliveries and sends
+      __builtin_prefetch(&peer_[std::size_t{w} * delta_]);
     // And w's own channels (read to collect its candidates) and state.
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
     __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
@@ -1363,6 +1373,7 @@ class EngineImpl final : public Engine {
   }
 
   json summary() {
+    flush_deferred();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
     std::uint64_t events_hash = events_.hash();
     json props = json::object();
@@ -1479,15 +1490,21 @@ class EngineImpl final : public Engine {
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
-  bool injected_on_free_port_ = false;         ///< inject_message wrote to a port without an edge
+  bool injected_on_free_port_ = false;  ///< inject_message wrote to a port without an edge
+  /// Nodes per block of the scan: 2^12 (their channel records fill about L2); tests use smaller
+  /// blocks to make blocks that a round's scan does not enter common.
+  const unsigned block_shift_ = std::min(12u, opt_.scan_block_shift);
   const bool keep_outgoing_ = defer_writes();  ///< `Channel::outgoing` is kept (deferred writes)
   bool batching_ = false;                      ///< writes are deferred (semi-synchronous scan)
   std::size_t block_ = ~std::size_t{0};        ///< the block the scan is in
   std::vector<WriteList> deferred_;            ///< deferred writes per block
+  std::vector<std::uint32_t> carried_;         ///< per block: its first entries, sent in the last round
+  std::vector<std::uint64_t> entered_;         ///< per block: the last round whose scan entered it
+  std::uint16_t carried_stamp_ = 0;            ///< the tick of the carried entries
   std::size_t deferred_count_ = 0;
   std::uint64_t deferred_writes_ = 0;
-  /// Waiting entries beyond which all are applied at once (at most 2 bytes of entries a node).
-  const std::size_t deferred_cap_ = std::max<std::size_t>(std::size_t{1} << 12, n_ / 4);
+  /// Waiting entries beyond which all are applied at once (at most 8 bytes of entries a node).
+  const std::size_t deferred_cap_ = std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n_} * 2);
   BigArray<App> app_;
   BigArray<Word> persistent_;
   BigArray<NodeId> held_by_;
