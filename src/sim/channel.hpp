@@ -75,7 +75,8 @@ static_assert(sizeof(Channel) == 8);
 }
 #endif
 
-[[nodiscard]] inline std::uint64_t receivable_mask(const Channel* ch, unsigned ports, std::uint16_t now) {
+[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask(const Channel* ch, unsigned ports,
+                                                                       std::uint16_t now) {
 #if defined(__SSE2__)
   return receivable_mask_sse2(ch, ports, now);
 #else

@@ -772,7 +772,10 @@ class EngineImpl final : public Engine {
   void apply_block(std::size_t b) {
     WriteList& list = deferred_[b];
     const std::size_t size = list.size(), carried = carried_[b];
-    Channel* base = &channels_[block_base(b)];
+    if (size == 0) return;
+    // Not &channels_[...]: when n is a multiple of the block size, the last block is empty and
+    // its base is the end of the array.
+    Channel* base = channels_.data() + block_base(b);
     for (std::size_t i = 0; i < size; ++i) {
       if (i + 8 < size) __builtin_prefetch(base + (list[i + 8] >> entry_shift), 1);
       apply_write(base, list[i], i < carried ? carried_stamp_ : now16());
@@ -1367,7 +1370,8 @@ class EngineImpl final : public Engine {
            initial_edges_.capacity() * 8 + wakeups_.size() * 16 + deferred_bytes();
   }
   [[nodiscard]] std::size_t deferred_bytes() const {
-    std::size_t bytes = deferred_.capacity() * sizeof(deferred_[0]);
+    std::size_t bytes = deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
+                        entered_.capacity() * sizeof(entered_[0]);
     for (const auto& list : deferred_) bytes += list.bytes();
     return bytes;
   }

@@ -61,9 +61,10 @@ TEST_P(DeferredWrites, ChangeNothingButTheOrderOfMemoryWrites) {
   Scenario s;
   // Three blocks of the scan (2^12 nodes each), so writes cross blocks in both directions.
   s.nodes = c.nodes, s.rounds = c.rounds, s.engine = "semi-sync", s.variant = c.variant;
-  s.activation.kind = c.activation, s.activation.p = c.p, s.delivery.kind = c.delivery, s.delivery.target = 4100;
+  s.activation.kind = c.activation, s.activation.p = c.p, s.delivery.kind = c.delivery,
+  s.delivery.target = c.nodes > 4100 ? 4100 : 100;
   s.topology.kind = c.topology, s.topology.radius = 0.02, s.topology.degree = 6;
-  s.dynamics.kind = c.dynamics, s.dynamics.target = 4100, s.dynamics.bound = 3, s.dynamics.batch = 50;
+  s.dynamics.kind = c.dynamics, s.dynamics.target = s.delivery.target, s.dynamics.bound = 3, s.dynamics.batch = 50;
   s.dynamics.birth = s.dynamics.death = 0.05;
   s.workload.idle = 1, s.workload.hold = 1;
   const Both b = run_both(s, c.block_shift);

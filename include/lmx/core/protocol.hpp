@@ -66,7 +66,6 @@ inline constexpr std::array<Action, 6> guarded_actions = {Action::check_start,  
                                                           Action::check_priorities, Action::check_win,
                                                           Action::check_done,       Action::check_unlocked};
 
-/// The Receive* action that handles a message kind.
 /// The receive actions by message kind, 4 bits each in one word: a lookup in a register (a local
 /// table was built on the stack at every delivery of the simulator).
 inline constexpr std::uint32_t receive_action_table = [] {
@@ -78,6 +77,7 @@ inline constexpr std::uint32_t receive_action_table = [] {
   for (unsigned i = 0; i < message_kind_count; ++i) word |= static_cast<std::uint32_t>(table[i]) << (4 * i);
   return word;
 }();
+/// The Receive* action that handles a message kind.
 [[nodiscard]] constexpr Action receive_action(MessageKind kind) {
   return static_cast<Action>((receive_action_table >> (4 * static_cast<unsigned>(kind))) & 0xFu);
 }
