@@ -604,7 +604,12 @@ class EngineImpl final : public Engine {
     if (!d.ok()) [[unlikely]]
       return malformed(u, chosen.port, m.byte, d.error);
     ++received_;
-    execute(u, core::Activation{core::receive_action(d.message.kind), chosen.port, d.message}, &m);
+    // Field by field: copying d.message whole reloaded its two bytes as one word from the stack,
+    // a stalled store-to-load forward on every delivery.
+    core::Activation act;
+    act.action = core::receive_action(d.message.kind), act.port = chosen.port;
+    act.message.kind = d.message.kind, act.message.value = d.message.value;
+    execute(u, act, &m);
   }
 
   /// P6: every message is one valid byte. A malformed one is reported and dropped.
