@@ -735,8 +735,9 @@ class EngineImpl final : public Engine {
   // `outgoing` copy at a delivery) need not happen at the send: it only has to happen before its
   // owner's memory is next read. The scan works through blocks of 2^block_shift_ nodes; a write for
   // the current block is made at once, a write for any other block waits in that block's list,
-  // which is applied in order when the scan enters the block (or at the end of the round, for
-  // blocks already passed). Writes for one channel come from one sender and keep their order,
+  // which is applied in order when the scan next enters the block, in this round or the next one
+  // (the end of semi_sync_round says which lists wait across a round's end, and with which tick).
+  // Writes for one channel come from one sender and keep their order,
   // and no monitor reads another node's channel (P4 uses `outgoing`), so every read sees what it
   // would have seen with immediate writes: the same candidates, slots, reports, excerpts and
   // hashes (tests/sim/deferred_writes_test.cpp compares both on every kind of scenario). What it
