@@ -1,6 +1,7 @@
 #include "model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <stdexcept>
 
@@ -22,6 +23,7 @@ constexpr std::size_t tail_offset = offsetof(NState, lock_port);
 static_assert(planes_offset + core::priority_planes == tail_offset && tail_offset + 3 == sizeof(NState),
               "NodeState layout: registers, planes, lock, state, phase");
 constexpr unsigned state_bits = 3;  // six initiator states
+
 constexpr unsigned phase_bits = 2;  // three participant phases
 
 /// Bits to hold `values` distinct values (0..values-1).
@@ -62,6 +64,43 @@ Codes make_codes(unsigned k) {
 }
 }  // namespace
 
+/// Everything of one node except the peers of its links, with its ports renamed: what the
+/// canonical form orders nodes and ports by. Equal keys and equal links mean equal nodes.
+/// Compared as 64-bit words: the canonical member needs a fixed total order of keys, not a
+/// lexicographic one, and the key's unused tail stays zero.
+struct LocalKey {
+  static constexpr std::size_t bytes = planes_offset + core::priority_planes + 8 + (max_delta + 1) * channel_capacity;
+  static constexpr std::size_t words = (bytes + 7) / 8;
+  std::array<std::uint8_t, words * 8> b{};
+  /// -1, 0 or 1.
+  [[nodiscard]] int compare(const LocalKey& o) const {
+    for (std::size_t i = 0; i < words; ++i) {
+      std::uint64_t x, y;
+      std::memcpy(&x, b.data() + 8 * i, 8);
+      std::memcpy(&y, o.b.data() + 8 * i, 8);
+      if (x != y) return x < y ? -1 : 1;
+    }
+    return 0;
+  }
+};
+
+/// One node record's share of canonicalising and packing a state (Model::canon_of): its smallest
+/// local key and the port orders reaching it, and per port order its packed registers and other
+/// fields; its bags' ranks per (old) port. Only the links depend on the other nodes.
+struct NodeCanon {
+  NodeRec rec{};  ///< the record this entry describes (the memo's key)
+  bool filled = false;
+  std::uint8_t tie_count = 0;
+  std::array<std::uint8_t, 6> ties{};  ///< port orders (indices) reaching `best`
+  LocalKey best;
+  /// Per port order: the fields before the links (registers, priority planes in use, lock, state,
+  /// phase, D, persist, Lock calls left) as they are packed, in two words.
+  std::array<std::array<std::uint64_t, 2>, 6> front{};
+  /// Per port order: the bags as they are packed, if they fit one word (Model::bags_fit_).
+  std::array<std::uint64_t, 6> bags_packed{};
+  std::array<std::uint32_t, max_delta + 1> bags{};  ///< per old port: the bag's rank
+};
+
 /// Writes fields of up to 32 bits one after another, least significant bit first, eight bytes at a
 /// time; finish() writes the last bytes (the unused high bits of the last one zero). A value wider
 /// than its field is noted, not tested field by field, and finish() stops the run with an error.
@@ -75,10 +114,30 @@ struct BitWriter {
     acc |= std::uint64_t{v} << n;
     n += bits;
     if (n >= 64) {
-      for (unsigned i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(acc >> (8 * i));
+      store(acc);
       out += 8;
       n -= 64;
       acc = std::uint64_t{v} >> (bits - n);  // the bits of v that did not fit in acc
+    }
+  }
+  /// Writes the 64 bits of acc, least significant byte first.
+  void store(std::uint64_t word) {
+    if constexpr (std::endian::native == std::endian::little)
+      std::memcpy(out, &word, 8);
+    else
+      for (unsigned i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(word >> (8 * i));
+  }
+  /// Up to 64 bits at once, already known to fit (fields checked when the memo entry was filled).
+  void put_word(std::uint64_t v, unsigned bits) {
+    acc |= v << n;
+    const unsigned total = n + bits;
+    if (total >= 64) {
+      store(acc);
+      out += 8;
+      acc = n == 0 ? 0 : v >> (64 - n);  // the bits of v that did not fit in acc
+      n = total - 64;
+    } else {
+      n = total;
     }
   }
   void finish() {
@@ -90,24 +149,40 @@ struct BitWriter {
   }
 };
 
-/// Reads what BitWriter wrote, never past the last byte it wrote.
+/// Reads what BitWriter wrote, never past `end`, the end of the bytes it wrote. Away from the end it
+/// takes as many whole bytes as fit in one 8-byte load.
 struct BitReader {
   const std::uint8_t* in;
+  const std::uint8_t* end;
   std::uint64_t acc = 0;
-  unsigned n = 0;
+  unsigned n = 0;  ///< bits held in acc (the bits above them are 0)
   std::uint32_t get(unsigned bits) {
-    while (n < bits) {
-      acc |= std::uint64_t{*in++} << n;
-      n += 8;
-    }
+    if (n < bits) refill(bits);
     const auto v = static_cast<std::uint32_t>(acc & ((std::uint64_t{1} << bits) - 1));
     acc >>= bits;
     n -= bits;
     return v;
   }
+  void refill(unsigned bits) {
+    if (end - in >= 8) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, in, 8);
+      const unsigned take = (64 - n) / 8;  // whole bytes that fit above the n bits held
+      acc |= w << n;
+      n += 8 * take;
+      in += take;
+      if (n < 64) acc &= (std::uint64_t{1} << n) - 1;  // drop the part of a byte not taken
+      return;
+    }
+    while (n < bits) {
+      acc |= std::uint64_t{*in++} << n;
+      n += 8;
+    }
+  }
 };
 
-Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
+Model::Model(const Instance& inst, std::size_t memo_slots)
+    : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
   const unsigned n = std::min(inst.nodes, max_nodes);
   for (unsigned i = 0; i < max_nodes; ++i) p[i] = static_cast<std::uint8_t>(i);
@@ -152,7 +227,24 @@ Model::Model(const Instance& inst) : inst_(inst), proto_(core::Config{inst.delta
                (inst.delta + 1) * bag_bits_;
   stride_ = (changes_bits_ + inst.nodes * node_bits_ + 7) / 8;
   if (stride_ > max_stride) throw std::logic_error("check: packed state wider than max_stride");
+  front_bits_ = static_cast<unsigned>(planes_offset + planes_ + 2) * reg_bits_ + lock_bits_ + state_bits + phase_bits +
+                locks_bits_;
+  if (front_bits_ > 128) throw std::logic_error("check: node fields wider than their memo");
+  bags_fit_ = (inst.delta + 1) * bag_bits_ <= 64;
+  for (const auto& pm : port_perms_) {
+    std::array<std::uint8_t, max_delta + 1> inverse{};
+    for (unsigned port = 0; port <= max_delta; ++port) inverse[pm[port]] = static_cast<std::uint8_t>(port);
+    port_inverse_.push_back(inverse);
+  }
+  if (memo_slots == 0 || (memo_slots & (memo_slots - 1)) != 0)
+    throw std::invalid_argument("check: the node-record memo needs a power-of-two size");
+  memo_.resize(memo_slots);
+  // Every bag there is, by rank (C(K + 12, 4) of them: 1 820 for K = 4, 135 751 for K = 32).
+  bags_by_rank_.resize(binom_[codes_ + channel_capacity][channel_capacity]);
+  for (std::uint32_t rank = 0; rank < bags_by_rank_.size(); ++rank) bag_unrank(rank, bags_by_rank_[rank]);
 }
+
+Model::~Model() = default;
 
 // A bag is a multiset of at most channel_capacity codes: as channel_capacity dense values
 // x1 <= ... <= x4 in 0..codes (0 = empty slot) its rank in the combinatorial number system is
@@ -209,29 +301,132 @@ Global Model::initial() const {
   return g;
 }
 
-// Packs node u of a state as it would be after renaming `r` (the identity for plain packing): the
-// renaming is applied on the fly, so that canonicalising does not copy the state first.
-void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& writer) const {
-  BitWriter w = writer;  // a local copy stays in registers (the caller's may alias the state)
+// Fills c for record a: everything packing and canonicalising need of a node but its links'
+// peers. The checks a field-by-field packing would make are made here, once per record.
+void Model::fill(NodeCanon& c, const NodeRec& a) const {
   const unsigned delta = inst_.delta;
-  const auto& pm = r.port[u];
-  const auto& bits = bit_perms_[r.port_order[u]];
-  std::array<std::uint8_t, max_delta + 1> from{};  // from[new port] = old port
-  for (unsigned q = 0; q <= delta; ++q) from[pm[q]] = static_cast<std::uint8_t>(q);
   for (unsigned b = planes_; b < core::priority_planes; ++b)
     if (a.s.priorities.planes[b] != 0) throw std::logic_error("check: a priority plane beyond ceil(log2 K) is set");
-  auto mask = [&](std::uint8_t m) {  // a port set; a port above Delta does not fit
-    if ((m >> (delta + 1)) != 0) does_not_fit();
-    return bits[m & 15u];
-  };
   const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
-  for (std::size_t i = 0; i < planes_offset + planes_; ++i) w.put(mask(regs[i]), reg_bits_);
-  w.put(a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u, lock_bits_);
-  w.put(static_cast<std::uint32_t>(a.s.state), state_bits);
-  w.put(static_cast<std::uint32_t>(a.s.phase), phase_bits);
-  w.put(mask(a.d), reg_bits_);
-  w.put(mask(a.persist), reg_bits_);
-  w.put(a.locks_left, locks_bits_);
+  std::uint8_t sets = static_cast<std::uint8_t>(a.d | a.persist);  // port sets: no port above Delta
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) sets = static_cast<std::uint8_t>(sets | regs[i]);
+  if ((sets >> (delta + 1)) != 0) does_not_fit();
+  if (a.s.lock_port != core::no_port && a.s.lock_port > delta) does_not_fit();
+  const auto state = static_cast<std::uint32_t>(a.s.state), phase = static_cast<std::uint32_t>(a.s.phase);
+  if ((state >> state_bits) != 0 || (phase >> phase_bits) != 0 || (a.locks_left >> locks_bits_) != 0) does_not_fit();
+  c.rec = a;
+  c.filled = true;
+  c.tie_count = 0;
+  for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
+    const auto& pm = port_perms_[pi];
+    const auto& bits = bit_perms_[pi];
+    // The fields before the links, one after another from bit 0 of front[0] on (front_bits_ <= 128).
+    const std::uint32_t lock = a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u;
+    if ((lock >> lock_bits_) != 0) does_not_fit();
+    std::array<std::uint64_t, 2> front{};
+    unsigned at = 0;
+    auto field = [&](std::uint64_t v, unsigned width) {
+      front[at / 64] |= v << (at % 64);
+      if (at % 64 + width > 64) front[1] |= v >> (64 - at % 64);
+      at += width;
+    };
+    for (std::size_t i = 0; i < planes_offset + planes_; ++i) field(bits[regs[i] & 15u], reg_bits_);
+    field(lock, lock_bits_);
+    field(state, state_bits);
+    field(phase, phase_bits);
+    field(bits[a.d & 15u], reg_bits_);
+    field(bits[a.persist & 15u], reg_bits_);
+    field(a.locks_left, locks_bits_);
+    c.front[pi] = front;
+
+    // The local key at this port order, and whether it is the smallest so far.
+    LocalKey key;
+    auto& k = key.b;
+    std::size_t i = 0;
+    for (; i < planes_offset + planes_; ++i) k[i] = bits[regs[i] & 15u];
+    k[i++] = a.s.lock_port == core::no_port ? 0xFF : pm[a.s.lock_port];
+    k[i++] = static_cast<std::uint8_t>(a.s.state);
+    k[i++] = static_cast<std::uint8_t>(a.s.phase);
+    k[i++] = bits[a.d & 15u];
+    k[i++] = bits[a.persist & 15u];
+    k[i++] = a.locks_left;
+    std::uint8_t linked = 0;
+    for (unsigned q = 1; q <= delta; ++q)
+      if (a.link[q - 1] != no_link) linked = static_cast<std::uint8_t>(linked | 1u << pm[q]);
+    k[i++] = linked;
+    std::memcpy(&k[i], a.chan[0].data(), channel_capacity);
+    for (unsigned q = 1; q <= delta; ++q)
+      std::memcpy(&k[i + pm[q] * channel_capacity], a.chan[q].data(), channel_capacity);
+    const int order = pi == 0 ? -1 : key.compare(c.best);
+    if (order < 0) {
+      c.best = key;
+      c.tie_count = 0;
+    }
+    // Port orders that agree on the linked ports give the same links: keep one of them (free
+    // ports are interchangeable: their local keys are equal and they have no peer).
+    bool same_links = false;
+    for (unsigned t = 0; order == 0 && t < c.tie_count && !same_links; ++t) {
+      same_links = true;
+      for (unsigned q = 1; q <= delta; ++q)
+        if (a.link[q - 1] != no_link && port_perms_[c.ties[t]][q] != pm[q]) same_links = false;
+    }
+    if (order <= 0 && !same_links) c.ties[c.tie_count++] = static_cast<std::uint8_t>(pi);
+  }
+  for (unsigned q = 0; q <= delta; ++q) {
+    c.bags[q] = bag_rank(a.chan[q]);
+    if ((std::uint64_t{c.bags[q]} >> bag_bits_) != 0) does_not_fit();
+  }
+  if (bags_fit_)
+    for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
+      std::uint64_t packed = 0;
+      for (unsigned q = 0; q <= delta; ++q) packed |= std::uint64_t{c.bags[port_inverse_[pi][q]]} << (q * bag_bits_);
+      c.bags_packed[pi] = packed;
+    }
+}
+
+namespace {
+/// A record as five 8-byte words, the last overlapping the fourth (memcmp of 39 bytes is a
+/// library call).
+using RecordWords = std::array<std::uint64_t, 5>;
+static_assert(sizeof(NodeRec) > 32 && sizeof(NodeRec) <= 40);
+RecordWords words_of(const NodeRec& a) {
+  const auto* x = reinterpret_cast<const std::uint8_t*>(&a);
+  RecordWords w;
+  for (std::size_t i = 0; i < 4; ++i) std::memcpy(&w[i], x + 8 * i, 8);
+  std::memcpy(&w[4], x + sizeof(NodeRec) - 8, 8);
+  return w;
+}
+bool same_record(const NodeRec& a, const RecordWords& b) {
+  const RecordWords w = words_of(a);
+  std::uint64_t diff = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) diff |= w[i] ^ b[i];
+  return diff == 0;
+}
+}  // namespace
+
+const NodeCanon& Model::canon_of(const NodeRec& a) const {
+  const RecordWords w = words_of(a);
+  // Independent products (no chain of multiplications), folded.
+  std::uint64_t h = w[0] * 0x9E3779B97F4A7C15ull + w[1] * 0xC2B2AE3D27D4EB4Full + w[2] * 0x165667B19E3779F9ull +
+                    w[3] * 0xD6E8FEB86659FD93ull + w[4] * 0xFF51AFD7ED558CCDull;
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 32;
+  NodeCanon& c = memo_[h & (memo_.size() - 1)];
+  if (!c.filled || !same_record(c.rec, w)) fill(c, a);
+  return c;
+}
+
+// Packs node u of a state as it would be after renaming `r` (the identity for plain packing): the
+// renaming is applied on the fly, so that canonicalising does not copy the state first. The
+// fields but the links come from the record's memo entry `c`, at u's port order.
+void Model::pack_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& writer) const {
+  BitWriter w = writer;  // a local copy stays in registers (the caller's may alias the state)
+  const unsigned delta = inst_.delta;
+  const unsigned pi = r.port_order[u];
+  const auto& from = port_inverse_[pi];  // from[new port] = old port
+  w.put_word(c.front[pi][0], std::min(front_bits_, 64u));
+  if (front_bits_ > 64) w.put_word(c.front[pi][1], front_bits_ - 64);
   for (unsigned q = 1; q <= delta; ++q) {
     const std::uint8_t lk = a.link[from[q] - 1];
     if (lk == no_link) {
@@ -242,7 +437,10 @@ void Model::pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter
     if (peer_port < 1 || peer_port > delta) does_not_fit();
     w.put(1 + r.node[lk >> 4] * delta + (r.port[lk >> 4][peer_port] - 1), link_bits_);
   }
-  for (unsigned q = 0; q <= delta; ++q) w.put(bag_rank(a.chan[from[q]]), bag_bits_);
+  if (bags_fit_)
+    w.put_word(c.bags_packed[pi], (delta + 1) * bag_bits_);
+  else
+    for (unsigned q = 0; q <= delta; ++q) w.put(c.bags[from[q]], bag_bits_);
   writer = w;
 }
 
@@ -262,7 +460,13 @@ void Model::unpack_node(BitReader& in, NodeRec& r) const {
     const std::uint32_t lk = in.get(link_bits_);
     if (lk != 0) r.link[p] = static_cast<std::uint8_t>((lk - 1) / inst_.delta << 4 | ((lk - 1) % inst_.delta + 1));
   }
-  for (unsigned p = 0; p <= inst_.delta; ++p) bag_unrank(in.get(bag_bits_), r.chan[p]);
+  for (unsigned p = 0; p <= inst_.delta; ++p) {
+    const std::uint32_t rank = in.get(bag_bits_);
+    if (rank < bags_by_rank_.size())
+      r.chan[p] = bags_by_rank_[rank];
+    else
+      bag_unrank(rank, r.chan[p]);
+  }
 }
 
 core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
@@ -273,40 +477,18 @@ core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) con
 void Model::pack(const Global& g, std::uint8_t* out) const {
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], identity_, u, w);
+  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], canon_of(g.n[u]), identity_, u, w);
   w.finish();
 }
 
 void Model::unpack(const std::uint8_t* in, Global& g) const {
-  BitReader rd{in};
+  BitReader rd{in, in + stride_};
   g.changes_left = static_cast<std::uint8_t>(rd.get(changes_bits_));
   for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(rd, g.n[u]);
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};
   }
 }
-
-namespace {
-/// Everything of one node except the peers of its links, with its ports renamed: what the
-/// canonical form orders nodes and ports by. Equal keys and equal links mean equal nodes.
-/// Compared as 64-bit words: the canonical member needs a fixed total order of keys, not a
-/// lexicographic one, and the key's unused tail stays zero.
-struct LocalKey {
-  static constexpr std::size_t bytes = planes_offset + core::priority_planes + 8 + (max_delta + 1) * channel_capacity;
-  static constexpr std::size_t words = (bytes + 7) / 8;
-  std::array<std::uint8_t, words * 8> b{};
-  /// -1, 0 or 1.
-  [[nodiscard]] int compare(const LocalKey& o) const {
-    for (std::size_t i = 0; i < words; ++i) {
-      std::uint64_t x, y;
-      std::memcpy(&x, b.data() + 8 * i, 8);
-      std::memcpy(&y, o.b.data() + 8 * i, 8);
-      if (x != y) return x < y ? -1 : 1;
-    }
-    return 0;
-  }
-};
-}  // namespace
 
 void Model::rename(const Global& g, const Renaming& r, Global& out) const {
   out = g;
@@ -356,63 +538,57 @@ std::vector<Renaming> Model::group() const {
 // each node's at its best port order, so only node orders that sort the keys and port orders
 // that reach a node's best key are tried for the links (usually one of each).
 Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const {
-  const unsigned n = inst_.nodes, delta = inst_.delta;
-  std::array<LocalKey, max_nodes> best{};
-  std::array<std::array<std::uint8_t, 6>, max_nodes> ties{};  // port orders (indices) reaching best
-  std::array<unsigned, max_nodes> tie_count{};
-  for (unsigned u = 0; u < n; ++u) {
-    const NodeRec& a = g.n[u];
-    const auto* regs = reinterpret_cast<const std::uint8_t*>(&a.s);
-    for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
-      const auto& pm = port_perms_[pi];
-      const auto& bits = bit_perms_[pi];
-      LocalKey key;
-      auto& k = key.b;
-      std::size_t i = 0;
-      for (; i < planes_offset + planes_; ++i) k[i] = bits[regs[i] & 15u];
-      k[i++] = a.s.lock_port == core::no_port ? 0xFF : pm[a.s.lock_port];
-      k[i++] = static_cast<std::uint8_t>(a.s.state);
-      k[i++] = static_cast<std::uint8_t>(a.s.phase);
-      k[i++] = bits[a.d & 15u];
-      k[i++] = bits[a.persist & 15u];
-      k[i++] = a.locks_left;
-      std::uint8_t linked = 0;
-      for (unsigned q = 1; q <= delta; ++q)
-        if (a.link[q - 1] != no_link) linked = static_cast<std::uint8_t>(linked | 1u << pm[q]);
-      k[i++] = linked;
-      std::memcpy(&k[i], a.chan[0].data(), channel_capacity);
-      for (unsigned q = 1; q <= delta; ++q)
-        std::memcpy(&k[i + pm[q] * channel_capacity], a.chan[q].data(), channel_capacity);
-      const int order = pi == 0 ? -1 : key.compare(best[u]);
-      if (order < 0) {
-        best[u] = key;
-        tie_count[u] = 0;
-      }
-      // Port orders that agree on the linked ports give the same links: keep one of them (free
-      // ports are interchangeable: their local keys are equal and they have no peer).
-      bool same_links = false;
-      for (unsigned t = 0; order == 0 && t < tie_count[u] && !same_links; ++t) {
-        same_links = true;
-        for (unsigned q = 1; q <= delta; ++q)
-          if (a.link[q - 1] != no_link && port_perms_[ties[u][t]][q] != pm[q]) same_links = false;
-      }
-      if (order <= 0 && !same_links) ties[u][tie_count[u]++] = static_cast<std::uint8_t>(pi);
-    }
+  const unsigned n = inst_.nodes;
+  std::array<const NodeCanon*, max_nodes> entry{};
+  bool evicted = false;
+  for (unsigned u = 0; u < n; ++u) entry[u] = &canon_of(g.n[u]);
+  for (unsigned u = 0; u < n; ++u) evicted = evicted || !same_record(entry[u]->rec, words_of(g.n[u]));
+  if (evicted) [[unlikely]] {  // two records shared a memo entry: work on copies
+    std::array<NodeCanon, max_nodes> own;
+    for (unsigned u = 0; u < n; ++u) fill(own[u], g.n[u]), entry[u] = &own[u];
+    return canonical_from(g, entry, out, moved);
   }
+  return canonical_from(g, entry, out, moved);
+}
+
+Renaming Model::canonical_from(const Global& g, const std::array<const NodeCanon*, max_nodes>& entry, std::uint8_t* out,
+                               bool* moved) const {
+  const unsigned n = inst_.nodes, delta = inst_.delta;
+  auto node = [&](unsigned u) -> const NodeCanon& { return *entry[u]; };
   Renaming chosen, r;
+  // A node order sorts the local keys iff it puts each node within the block of nodes with its key:
+  // at or after the `below` nodes with smaller keys, and before the `equal` ones with the same key.
+  std::array<unsigned, max_nodes> below{}, equal{};
+  for (unsigned u = 0; u < n; ++u)
+    for (unsigned v = u + 1; v < n; ++v) {
+      const int order = node(u).best.compare(node(v).best);
+      if (order < 0) ++below[v];
+      if (order > 0) ++below[u];
+      if (order == 0) ++equal[u], ++equal[v];
+    }
+  bool single = true;  // one sorting node order and one port order per node: no links to compare
+  for (unsigned u = 0; u < n; ++u) single = single && equal[u] == 0 && node(u).tie_count == 1;
+  if (single) {
+    for (unsigned u = 0; u < n; ++u) {
+      chosen.node[u] = static_cast<std::uint8_t>(below[u]);
+      chosen.port_order[u] = node(u).ties[0];
+      chosen.port[u] = port_perms_[chosen.port_order[u]];
+    }
+    for (unsigned u = n; u < max_nodes; ++u) chosen.node[u] = static_cast<std::uint8_t>(u);  // as perms_ has them
+  }
   bool have = false;
   std::array<std::uint8_t, max_nodes * max_delta> links{}, best_links{};
   std::array<unsigned, max_nodes> pick{};
   for (const auto& perm : perms_) {
-    std::array<std::uint8_t, max_nodes> old{};
-    for (unsigned u = 0; u < n; ++u) old[perm[u]] = static_cast<std::uint8_t>(u);
+    if (single) break;
     bool sorted = true;
-    for (unsigned j = 1; j < n && sorted; ++j) sorted = best[old[j]].compare(best[old[j - 1]]) >= 0;
+    for (unsigned u = 0; u < n && sorted; ++u) sorted = perm[u] >= below[u] && perm[u] <= below[u] + equal[u];
     if (!sorted) continue;
     r.node = perm;
     pick.fill(0);
     for (;;) {  // every combination of tied port orders
-      for (unsigned u = 0; u < n; ++u) r.port_order[u] = ties[u][pick[u]], r.port[u] = port_perms_[ties[u][pick[u]]];
+      for (unsigned u = 0; u < n; ++u)
+        r.port_order[u] = node(u).ties[pick[u]], r.port[u] = port_perms_[node(u).ties[pick[u]]];
       links.fill(0);
       for (unsigned u = 0; u < n; ++u)
         for (unsigned q = 1; q <= delta; ++q) {
@@ -427,7 +603,7 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
         chosen = r;
       }
       unsigned u = 0;
-      while (u < n && ++pick[u] == tie_count[u]) pick[u++] = 0;
+      while (u < n && ++pick[u] == node(u).tie_count) pick[u++] = 0;
       if (u == n) break;
     }
   }
@@ -440,7 +616,7 @@ Renaming Model::canonical(const Global& g, std::uint8_t* out, bool* moved) const
   }
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned j = 0; j < n; ++j) pack_node(g.n[old[j]], chosen, old[j], w);
+  for (unsigned j = 0; j < n; ++j) pack_node(g.n[old[j]], node(old[j]), chosen, old[j], w);
   w.finish();
   // g is its own canonical member iff the identity reaches the smallest key; it is then the first
   // candidate tried (the first node order, each node's port order 0 as its first tie) and only a

@@ -50,6 +50,7 @@ struct Renaming {
 
 struct BitWriter;
 struct BitReader;
+struct NodeCanon;
 
 enum class Move : std::uint8_t { lock, unlock, guarded, deliver, cut, connect };
 
@@ -97,7 +98,13 @@ struct SentMessage {
 
 class Model {
  public:
-  explicit Model(const Instance& inst);
+  /// Entries of the node-record memo (a power of two): 4 MB of 248-byte entries, for the records of
+  /// the instances the checker runs (docs/checker.md, "Performance"). Tests use fewer (evictions).
+  static constexpr std::size_t default_memo_slots = std::size_t{1} << 14;
+  explicit Model(const Instance& inst, std::size_t memo_slots = default_memo_slots);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
   [[nodiscard]] const Instance& instance() const { return inst_; }
   [[nodiscard]] const core::Protocol<Word>& protocol() const { return proto_; }
   [[nodiscard]] Global initial() const;
@@ -164,7 +171,21 @@ class Model {
   /// binom_[n][r] for the combinatorial number system of bags.
   std::array<std::array<std::uint32_t, channel_capacity + 1>, 48> binom_{};
 
-  void pack_node(const NodeRec& a, const Renaming& r, unsigned u, BitWriter& w) const;
+  unsigned front_bits_ = 0;                                            ///< a node's packed fields before its links
+  bool bags_fit_ = false;                                              ///< a node's packed bags fit one 64-bit word
+  std::vector<std::array<std::uint8_t, max_delta + 1>> port_inverse_;  ///< per port order: [new] = old
+  /// What canonicalising and packing need of one node record, which depends on the record alone:
+  /// a direct-mapped memo of that pure function (records recur across states far more often than
+  /// states do). Mutable: a cache, not state; a Model is used by one thread.
+  mutable std::vector<NodeCanon> memo_;
+  std::vector<std::array<std::uint8_t, channel_capacity>> bags_by_rank_;  ///< bag_unrank, tabulated
+
+  /// The memo's entry for a record, computed on a miss. Valid until the next call.
+  const NodeCanon& canon_of(const NodeRec& a) const;
+  void fill(NodeCanon& c, const NodeRec& a) const;
+  Renaming canonical_from(const Global& g, const std::array<const NodeCanon*, max_nodes>& entry, std::uint8_t* out,
+                          bool* moved) const;
+  void pack_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
   void unpack_node(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;

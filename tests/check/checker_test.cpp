@@ -281,6 +281,66 @@ TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
   expect_renaming_commutes(four, 24u * 6u * 6u * 6u * 6u, 60, 997);
 }
 
+// Packing and canonical forms read a memo of node records. With a single entry, every record
+// but the last looked up is evicted (canonical forms then work on copies) and refilled: on a prefix
+// of instances where ports are re-used, with bags packed in one word and (K = 32, Delta = 3) per
+// bag, the bytes, the renamings and whether the state moved must be those of the default memo, and
+// unpacking must give the state back.
+void expect_memo_is_transparent(const Instance& i, std::size_t prefix) {
+  using lmx::check::detail::Global;
+  using lmx::check::detail::Label;
+  using lmx::check::detail::Model;
+  using lmx::check::detail::Outcome;
+  const Model cached(i), evicting(i, 1);
+  const std::size_t w = cached.stride();
+  std::vector<Global> frontier{cached.initial()};
+  std::set<std::string> seen;
+  std::size_t checked = 0, moved_seen = 0;
+  while (checked < frontier.size() && checked < prefix) {
+    const Global g = frontier[checked++];
+    std::string a(w, '\0'), b(w, '\0');
+    cached.pack(g, reinterpret_cast<std::uint8_t*>(a.data()));
+    evicting.pack(g, reinterpret_cast<std::uint8_t*>(b.data()));
+    ASSERT_EQ(a, b);
+    Global back;
+    cached.unpack(reinterpret_cast<const std::uint8_t*>(a.data()), back);
+    std::string again(w, '\0');
+    evicting.pack(back, reinterpret_cast<std::uint8_t*>(again.data()));
+    ASSERT_EQ(again, a) << "unpacking does not give the state back";
+    bool moved_a = false, moved_b = false;
+    const auto ra = cached.canonical(g, reinterpret_cast<std::uint8_t*>(a.data()), &moved_a);
+    const auto rb = evicting.canonical(g, reinterpret_cast<std::uint8_t*>(b.data()), &moved_b);
+    ASSERT_EQ(a, b) << "canonical forms differ";
+    ASSERT_EQ(moved_a, moved_b);
+    ASSERT_EQ(ra.node, rb.node);
+    ASSERT_EQ(ra.port_order, rb.port_order);
+    ASSERT_EQ(ra.port, rb.port);
+    moved_seen += moved_a;
+    cached.successors(g, [&](const Label&, const Global& next, const Outcome&) {
+      std::string key(w, '\0');
+      cached.canonical(next, reinterpret_cast<std::uint8_t*>(key.data()));
+      if (seen.insert(key).second) frontier.push_back(next);
+    });
+  }
+  EXPECT_EQ(checked, prefix);
+  EXPECT_GT(moved_seen, 0u);
+}
+
+TEST(Checker, TheMemoOfNodeRecordsChangesNoPackedState) {
+  Instance path = two_nodes(Variant::repaired, 1, 2);
+  path.nodes = 3;
+  path.delta = 2;
+  path.edges = {{0, 1}, {1, 2}};
+  expect_memo_is_transparent(path, 3000);
+  Instance wide = two_nodes(Variant::paper, 2, 2);
+  wide.nodes = 4;
+  wide.delta = 3;
+  wide.k = 32;  // a bag takes 18 bits: four do not fit one word
+  wide.edges = {{0, 1}, {1, 2}};
+  expect_memo_is_transparent(wide, 1500);
+  EXPECT_THROW(lmx::check::detail::Model(path, 3), std::invalid_argument);
+}
+
 // The widest instance packs (symmetry reduction packs into a fixed buffer), and states rebuilt
 // for the fairness decision count against --max-states: past it the verdict is incomplete.
 TEST(Checker, WideInstancesAndTheRebuiltStatesRespectTheLimits) {
