@@ -15,6 +15,7 @@ namespace {
 using lmx::check::Instance;
 using lmx::core::Variant;
 
+using lmx::check::testing::path_of_three;
 using lmx::check::testing::two_nodes;
 
 std::set<std::string> details(const lmx::check::Result& r, const std::string& kind) {
@@ -268,11 +269,8 @@ void expect_renaming_commutes(const Instance& i, std::size_t group_size, std::si
 }
 
 TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
-  Instance i = two_nodes(Variant::repaired, 1, 2);
-  i.nodes = 3;
-  i.delta = 2;
-  i.edges = {{0, 1}, {1, 2}};
-  expect_renaming_commutes(i, 6u * 8u, 400, 5);  // 3! node orders, 2! port orders at each node
+  expect_renaming_commutes(path_of_three(Variant::repaired, 1, 2), 6u * 8u, 400,
+                           5);  // 3! node orders, 2! port orders at each node
   Instance four = two_nodes(Variant::paper, 2, 3);
   four.nodes = 4;
   four.delta = 3;
@@ -327,10 +325,7 @@ void expect_memo_is_transparent(const Instance& i, std::size_t prefix) {
 }
 
 TEST(Checker, TheMemoOfNodeRecordsChangesNoPackedState) {
-  Instance path = two_nodes(Variant::repaired, 1, 2);
-  path.nodes = 3;
-  path.delta = 2;
-  path.edges = {{0, 1}, {1, 2}};
+  const Instance path = path_of_three(Variant::repaired, 1, 2);
   expect_memo_is_transparent(path, 3000);
   Instance wide = two_nodes(Variant::paper, 2, 2);
   wide.nodes = 4;

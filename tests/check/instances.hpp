@@ -18,4 +18,13 @@ inline Instance two_nodes(core::Variant v, unsigned locks, unsigned changes) {
   return i;
 }
 
+/// The path 0-1-2, Delta = 2, K = 2.
+inline Instance path_of_three(core::Variant v, unsigned locks, unsigned changes) {
+  Instance i = two_nodes(v, locks, changes);
+  i.nodes = 3;
+  i.delta = 2;
+  i.edges = {{0, 1}, {1, 2}};
+  return i;
+}
+
 }  // namespace lmx::check::testing
