@@ -53,8 +53,11 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 for key in ("verdict", "states", "transitions", "seconds", "states_per_second", "bytes_per_state",
             "cpu_seconds", "states_per_cpu_second", "explore_cpu_seconds", "symmetry", "lifted_states",
-            "peak_rss_bytes", "deadlock_sweeps", "violations"):
+            "peak_rss_bytes", "deadlock_sweeps", "phase_cpu_seconds", "violations"):
     assert key in j, key
+# a failing full run reports its phases, and their processor times add up to the whole run's
+assert {"exploring", "deadlock", "end components", "counterexamples"} <= set(j["phase_cpu_seconds"]), j["phase_cpu_seconds"]
+assert abs(sum(j["phase_cpu_seconds"].values()) - j["cpu_seconds"]) < 0.05, j
 assert j["deadlock_sweeps"] >= 1, j["deadlock_sweeps"]  # a full run sweeps for reachable completions
 assert j["peak_rss_bytes"] > 1 << 20, j["peak_rss_bytes"]  # the process's peak memory, not a placeholder
 assert j["verdict"] == "fail"

@@ -23,7 +23,6 @@ constexpr std::size_t tail_offset = offsetof(NState, lock_port);
 static_assert(planes_offset + core::priority_planes == tail_offset && tail_offset + 3 == sizeof(NState),
               "NodeState layout: registers, planes, lock, state, phase");
 constexpr unsigned state_bits = 3;  // six initiator states
-
 constexpr unsigned phase_bits = 2;  // three participant phases
 
 /// Bits to hold `values` distinct values (0..values-1).
@@ -149,8 +148,8 @@ struct BitWriter {
   }
 };
 
-/// Reads what BitWriter wrote, never past `end`, the end of the bytes it wrote. Away from the end it
-/// takes as many whole bytes as fit in one 8-byte load.
+/// Reads what BitWriter wrote, never past `end`, the end of the bytes it wrote. Away from the end
+/// (and on a little-endian machine) it takes as many whole bytes as fit in one 8-byte load.
 struct BitReader {
   const std::uint8_t* in;
   const std::uint8_t* end;
@@ -164,7 +163,7 @@ struct BitReader {
     return v;
   }
   void refill(unsigned bits) {
-    if (end - in >= 8) {
+    if (std::endian::native == std::endian::little && end - in >= 8) {
       std::uint64_t w = 0;
       std::memcpy(&w, in, 8);
       const unsigned take = (64 - n) / 8;  // whole bytes that fit above the n bits held
@@ -314,15 +313,13 @@ void Model::fill(NodeCanon& c, const NodeRec& a) const {
   if (a.s.lock_port != core::no_port && a.s.lock_port > delta) does_not_fit();
   const auto state = static_cast<std::uint32_t>(a.s.state), phase = static_cast<std::uint32_t>(a.s.phase);
   if ((state >> state_bits) != 0 || (phase >> phase_bits) != 0 || (a.locks_left >> locks_bits_) != 0) does_not_fit();
-  c.rec = a;
-  c.filled = true;
+  c.filled = false;  // until every check below has passed
   c.tie_count = 0;
   for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
     const auto& pm = port_perms_[pi];
     const auto& bits = bit_perms_[pi];
     // The fields before the links, one after another from bit 0 of front[0] on (front_bits_ <= 128).
     const std::uint32_t lock = a.s.lock_port == core::no_port ? 0u : pm[a.s.lock_port] + 1u;
-    if ((lock >> lock_bits_) != 0) does_not_fit();
     std::array<std::uint64_t, 2> front{};
     unsigned at = 0;
     auto field = [&](std::uint64_t v, unsigned width) {
@@ -382,6 +379,8 @@ void Model::fill(NodeCanon& c, const NodeRec& a) const {
       for (unsigned q = 0; q <= delta; ++q) packed |= std::uint64_t{c.bags[port_inverse_[pi][q]]} << (q * bag_bits_);
       c.bags_packed[pi] = packed;
     }
+  c.rec = a;
+  c.filled = true;
 }
 
 namespace {

@@ -113,6 +113,8 @@ const lmx::cli::Register reg{
                                {"lifted_states", r.lifted_states},
                                {"deadlock_sweeps", r.deadlock_sweeps},
                                {"limit", r.limit}};
+           j["phase_cpu_seconds"] = nlohmann::json::object();
+           for (const auto& [phase, secs] : r.phase_cpu_seconds) j["phase_cpu_seconds"][phase] = secs;
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)
              j["violations"].push_back(
@@ -131,6 +133,10 @@ const lmx::cli::Register reg{
                r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0, r.bytes_per_state,
                static_cast<double>(peak) / (1 << 20), r.max_depth, opt.symmetry ? "nodes and ports" : "none",
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
+           std::string phases;
+           for (const auto& [phase, secs] : r.phase_cpu_seconds)
+             phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", phase, secs);
+           fmt::print("processor seconds by phase: {}\n", phases);
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
              fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,

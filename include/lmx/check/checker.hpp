@@ -32,8 +32,9 @@ struct Instance {
 
 /// Where a running check is, for a status line (Options::progress).
 struct Progress {
-  /// "exploring", "deadlock" (backward reachability), "end components", "rebuilding" (concrete
-  /// states for the fairness decision) or "counterexamples".
+  /// "exploring", "deadlock" (reachable completions), "end components" (of the union of the
+  /// regions, and the fairness decision on those whose actions do not rename), "rebuilding"
+  /// (concrete states for the others), "deciding" (their fairness decision) or "counterexamples".
   const char* phase = "exploring";
   std::uint64_t states = 0;       ///< stored so far
   std::uint64_t transitions = 0;  ///< generated so far
@@ -78,6 +79,8 @@ struct Result {
   /// Sweeps over the graph until the reachable completions were stable (the deadlock check of a
   /// full run; docs/checker.md, "Properties"); 0 in safety runs.
   unsigned deadlock_sweeps = 0;
+  /// Processor seconds per phase (Progress::phase), in the order the run went through them.
+  std::vector<std::pair<std::string, double>> phase_cpu_seconds;
   std::vector<Violation> violations;
 };
 
