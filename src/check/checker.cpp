@@ -316,6 +316,8 @@ struct Pending {
   /// The concrete state that `nodes` and `label` refer to: under symmetry reduction the path
   /// found to the stored state may end in another member of its orbit, and they are renamed.
   Global where;
+  /// The detail begins with the node it is about ("node 0 stays in ..."), renamed with `nodes`.
+  bool detail_names_node = false;
 };
 
 /// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
@@ -345,10 +347,12 @@ struct Graph {
     if (l.prio == 0) flags.push_back(flags_of(l, o));
     target.push_back(to);
   }
-  /// Ends state `self`; if no node move was possible, time passes (a stutter step, not a task of
-  /// any node). Returns whether it added that step.
+  /// Ends state `self`; if no task was enabled (no node move at all, or only Lock calls, which the
+  /// application may never make), time passes: a stutter step, not a task of any node. Returns
+  /// whether it added that step.
   bool close_state(std::uint32_t self) {
-    if (flags.size() != state_begin.back()) return false;
+    for (std::size_t a = state_begin.back(); a < flags.size(); ++a)
+      if (flags[a] & flag_fair) return false;
     flags.push_back(0);
     target.push_back(self);
     return true;
@@ -724,15 +728,15 @@ Result check(const Instance& inst, const Options& opt) {
         const std::string where(core::to_string(st));
         Global at;
         model.unpack(set.at(s), at);
-        report(Pending{
-            "deadlock",
-            "deadlock/" + where,
-            "node " + std::to_string(u) + " stays in " + where + ": no completion is reachable by node actions alone",
-            {u},
-            static_cast<std::uint32_t>(s),
-            false,
-            {},
-            at});
+        report(Pending{"deadlock",
+                       "deadlock/" + where,
+                       "stays in " + where + ": no completion is reachable by node actions alone",
+                       {u},
+                       static_cast<std::uint32_t>(s),
+                       false,
+                       {},
+                       at,
+                       true});
       }
     release(good);
     // Every end component of a node's region (its operation pending) is an end component of the
@@ -794,7 +798,9 @@ Result check(const Instance& inst, const Options& opt) {
             model.unpack(states.at(s), g);
             // The task identity does not depend on the outcome (completes_bit is masked off).
             model.node_moves(g, [&](const Label& l) { words.push_back(task_of(l, Outcome{})); });
-            if (words.size() == before) words.push_back(stutter_task);  // as Graph::close_state
+            if (std::none_of(words.begin() + static_cast<std::ptrdiff_t>(before), words.end(),
+                             [](std::uint32_t w) { return (w & fair_bit) != 0; }))
+              words.push_back(stutter_task);  // as Graph::close_state
             if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
               throw std::logic_error("check: the actions of a state differ from those in the graph");
           }
@@ -871,14 +877,15 @@ Result check(const Instance& inst, const Options& opt) {
           const std::uint32_t stored = depth_order;
           report(Pending{"P7",
                          "P7/" + where,
-                         "node " + std::to_string(u) + " can stay in " + where +
+                         "can stay in " + where +
                              " forever under weak fairness with positive probability (a fair end component of " +
                              std::to_string(members(c).size()) + " states)",
                          {u},
                          stored,
                          false,
                          {},
-                         at});
+                         at,
+                         true});
         }
       }
     };
@@ -1027,8 +1034,9 @@ Result check(const Instance& inst, const Options& opt) {
       }
     }
     if (p.has_label) path.push_back(label);
-    Violation v{p.kind, nodes, p.detail, static_cast<unsigned>(path.size()), {}};
-    v.trace = write_trace(model, path, p.kind, nodes, p.detail);
+    const std::string detail = p.detail_names_node ? "node " + std::to_string(nodes.at(0)) + " " + p.detail : p.detail;
+    Violation v{p.kind, nodes, detail, static_cast<unsigned>(path.size()), {}};
+    v.trace = write_trace(model, path, p.kind, nodes, detail);
     res.violations.push_back(std::move(v));
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),

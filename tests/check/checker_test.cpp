@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -79,6 +81,55 @@ TEST(Checker, FindsBothDefectsOfThePaperAndNoneWhenRepaired) {
   EXPECT_EQ(repaired.verdict, "pass");
   EXPECT_TRUE(repaired.violations.empty());
   EXPECT_GT(repaired.states, 1000u);
+}
+
+/// Per node of a counterexample trace: its Lock calls and the state after its last action.
+struct NodeEnd {
+  unsigned lock_calls = 0;
+  std::string state = "BOT";
+};
+std::map<unsigned, NodeEnd> node_ends(const std::string& trace) {
+  std::map<unsigned, NodeEnd> out;
+  std::istringstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e.value("ev", "") == "call" && e["op"] == "lock") ++out[e["node"].get<unsigned>()].lock_calls;
+    if (e.value("ev", "") == "act") out[e["node"].get<unsigned>()].state = e["state"].get<std::string>();
+  }
+  return out;
+}
+
+// Under symmetry reduction the path to a violation may end in a renamed copy of the state where it
+// was found; the detail must name the node as the trace does, not as the stored copy did.
+TEST(Checker, ALivenessViolationNamesTheNodeItsTraceLeavesPending) {
+  const auto r = lmx::check::check(two_nodes(Variant::paper, 2, 2));
+  unsigned liveness = 0;
+  for (const auto& v : r.violations) {
+    if (v.kind != "P7" && v.kind != "deadlock") continue;
+    ++liveness;
+    ASSERT_EQ(v.nodes.size(), 1u);
+    const std::string node = "node " + std::to_string(v.nodes[0]) + " ";
+    EXPECT_EQ(v.detail.rfind(node, 0), 0u) << v.detail;
+    const std::string state = node_ends(v.trace)[v.nodes[0]].state;
+    const bool names_state = v.detail.find("stays in " + state + ":") != std::string::npos ||
+                             v.detail.find("can stay in " + state + " forever") != std::string::npos;
+    EXPECT_TRUE(names_state) << v.detail << " but the trace leaves it in " << state;
+  }
+  EXPECT_GE(liveness, 4u);  // E1 and E2, each as deadlock and as P7
+}
+
+// The application may stop calling Lock: a state whose only moves are Lock calls lets time pass,
+// so a request stuck there is a P7 violation without the other nodes spending their calls first.
+TEST(Checker, TimePassesWhenOnlyLockCallsAreLeft) {
+  const unsigned locks = 2;
+  const auto r = lmx::check::check(two_nodes(Variant::paper, locks, 2));
+  bool found = false;
+  for (const auto& v : r.violations) {
+    if (v.kind != "P7" || v.detail.find("WIN") == std::string::npos) continue;
+    for (const auto& [node, end] : node_ends(v.trace))
+      if (node != v.nodes[0] && end.state == "BOT" && end.lock_calls < locks) found = true;
+  }
+  EXPECT_TRUE(found) << "no P7 counterexample in WIN leaves the other node idle with Lock calls to spare";
 }
 
 TEST(Checker, SafetyHoldsOnThePaperVariantWithSymmetryReduction) {
