@@ -4,7 +4,8 @@
 # exits non-zero if any instance fails.
 # Usage: scripts/bounded-suite.sh [VARIANT] [NODES...]   (default: repaired, nodes 2 3)
 # Environment: LMX (the lmx binary; default build/release/tools/lmx/lmx), CHANGES (default 2),
-# MAX_STATES (default 60000000) and MAX_SECONDS (default 0: none) stop a run as incomplete.
+# MAX_STATES (default 60000000) and MAX_SECONDS (default 0: none) stop a run as incomplete, LOCKS
+# (default "1 2"; "unbounded" runs one instance per graph that stands for every number of calls).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 lmx=${LMX:-build/release/tools/lmx/lmx}
@@ -27,7 +28,7 @@ for n in $sizes; do
       # a path or triangle needs Delta >= 2
       if [ "$delta" = 1 ] && [[ "$g" == *,* ]]; then continue; fi
       for k in 2 3; do
-        for locks in 1 2; do
+        for locks in ${LOCKS:-1 2}; do
           out=$("$lmx" check --json --variant "$variant" --nodes "$n" --edges "$edges" --delta "$delta" --k "$k" \
                 --locks "$locks" --max-changes "$changes" --max-states "${MAX_STATES:-60000000}" \
                 --max-seconds "${MAX_SECONDS:-0}")

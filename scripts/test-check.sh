@@ -28,6 +28,24 @@ echo "-- repaired variant: passes"
 "$lmx" check --nodes 3 --edges "" --delta 1 --k 2 --locks 1 --max-changes 1 --safety-only
 "$lmx" check --nodes 3 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 0
 
+echo "-- unbounded Lock calls: every 2-node graph with 2 changes passes (repaired); the paper's defects remain"
+for edges in "" 0-1; do
+  for delta in 1 2; do
+    for k in 2 3; do
+      "$lmx" check --variant repaired --nodes 2 --edges "$edges" --delta "$delta" --k "$k" --locks unbounded \
+        --max-changes 2 >"$tmp/u.txt"
+      head -n 3 "$tmp/u.txt" | tr '\n' ' ' && echo
+    done
+  done
+done
+set +e
+"$lmx" check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks unbounded --max-changes 2 >"$tmp/unbounded.txt"
+rc=$?
+set -e
+[ "$rc" = 1 ] || { echo "expected the paper variant to fail with unbounded Lock calls, got exit $rc"; exit 1; }
+grep -q "deadlock .*stays in WIN" "$tmp/unbounded.txt" || { echo "E1 not found with unbounded Lock calls"; exit 1; }
+grep -q "deadlock .*stays in COMPETE" "$tmp/unbounded.txt" || { echo "E2 not found with unbounded Lock calls"; exit 1; }
+
 echo "-- symmetry reduction: the same findings as the full search, and its counterexamples replay"
 mkdir -p "$tmp/sym"
 for sym in "" --no-symmetry; do

@@ -66,7 +66,8 @@ std::string describe(const Instance& inst) {
   for (auto [u, v] : inst.edges) e += (e.empty() ? "" : ",") + std::to_string(u) + "-" + std::to_string(v);
   return std::string(core::to_string(inst.variant)) + " nodes=" + std::to_string(inst.nodes) +
          " edges=" + (e.empty() ? "none" : e) + " delta=" + std::to_string(inst.delta) +
-         " k=" + std::to_string(inst.k) + " locks=" + std::to_string(inst.locks) +
+         " k=" + std::to_string(inst.k) +
+         " locks=" + (inst.locks == unbounded_locks ? std::string("unbounded") : std::to_string(inst.locks)) +
          " changes=" + std::to_string(inst.max_changes);
 }
 
@@ -914,13 +915,14 @@ Result check(const Instance& inst, const Options& opt) {
     }
     release(allowed_any);
     std::vector<std::uint8_t> in_exact(n, 0), in_lift(n, 0);
-    bool any_lift = false;
+    std::vector<std::uint32_t> lift_comp;  // per state with in_lift, in order: its component of the union
     for (std::size_t s = 0; s < n; ++s) {
       if (!in_any[s]) continue;
       const bool twist = symmetry && twisted_comp[union_comp[s]];
       (twist ? in_lift : in_exact)[s] = 1;
-      any_lift = any_lift || twist;
+      if (twist) lift_comp.push_back(union_comp[s]);
     }
+    const bool any_lift = !lift_comp.empty();
     // Past this point only in_lift is needed: the union's components are freed before the exact
     // decision, and the reduced graph after it, so that the rebuilt states take their place.
     release(union_comp);
@@ -930,21 +932,32 @@ Result check(const Instance& inst, const Options& opt) {
     release(in_exact);
     gr = Graph{};
     if (any_lift && !out_of_time()) {
+      // One concrete copy of each such component: the concrete states reachable by node moves
+      // from one of its stored states (its first) whose canonical form lies in the same component.
+      // The concrete states above a component of the reduced graph split into renamed copies of
+      // one another, each strongly connected (a path from x to a renamed copy g(x) repeats, renamed,
+      // until it returns to x, as g has finite order), and every concrete end component above it
+      // lies in one of them. Renaming maps a fair end component of node u's region in one copy to
+      // one of node g(u)'s region in another, and every node's region is decided: one copy
+      // decides them all (docs/checker.md, "Symmetry").
+      StateSet canon_index(stride);  // the stored states of these components, to look canonical forms up
       StateSet lifted(stride);
+      std::vector<std::uint32_t> lifted_comp;  // per rebuilt state: its component
       Graph lg;
       lg.k = inst.k;
-      // The concrete states: the stored states themselves, then every state reachable from them
-      // by node moves whose stored state is in such a component. A concrete end component is a
-      // renamed copy of one that contains a stored state, so it is found among these.
       Global c;
-      for (std::size_t s = 0; s < n; ++s)
-        if (in_lift[s]) lifted.insert(set.at(s));
+      {
+        std::vector<std::uint8_t> seeded;
+        std::size_t i = 0;
+        for (std::size_t s = 0; s < n; ++s) {
+          if (!in_lift[s]) continue;
+          canon_index.insert(set.at(s));
+          const std::uint32_t comp = lift_comp[i++];
+          if (comp >= seeded.size()) seeded.resize(comp + 1, 0);
+          if (!seeded[comp]) seeded[comp] = 1, lifted.insert(set.at(s)), lifted_comp.push_back(comp);
+        }
+      }
       release(in_lift);
-      // The first `canonical` rebuilt states are the stored ones. A concrete state added later is
-      // not canonical (it would have been found among them), so a canonical form found below
-      // `canonical` is exactly a stored state in such a component: the index of all stored states
-      // is not needed.
-      const std::size_t canonical = lifted.size();
       std::vector<std::uint8_t> canon(stride);
       std::vector<std::uint32_t> leaves;  // positions in lg.target that go to the sink
       for (std::uint32_t s = 0; s < lifted.size(); ++s) {
@@ -967,12 +980,14 @@ Result check(const Instance& inst, const Options& opt) {
             return;
           }
           model.canonical(next, canon.data());
-          if (const std::uint32_t stored = lifted.find(canon.data()); stored >= canonical) {
+          if (const std::uint32_t stored = canon_index.find(canon.data());
+              stored == UINT32_MAX || lift_comp[stored] != lifted_comp[s]) {
             leaves.push_back(static_cast<std::uint32_t>(lg.target.size()));
             lg.add(l, o, 0);  // to the sink, numbered once the states are all known
             return;
           }
           lg.add(l, o, lifted.insert(buf.data()).first);
+          lifted_comp.push_back(lifted_comp[s]);
         });
         lg.close_state(s);
       }

@@ -217,7 +217,8 @@ Model::Model(const Instance& inst, std::size_t memo_slots)
   }
   reg_bits_ = inst.delta + 1;
   lock_bits_ = bits_for(inst.delta + 2);
-  locks_bits_ = bits_for(inst.locks + 1);
+  unbounded_locks_ = inst.locks == unbounded_locks;
+  locks_bits_ = unbounded_locks_ ? 0 : bits_for(inst.locks + 1);
   link_bits_ = bits_for(1 + inst.nodes * inst.delta);
   bag_bits_ = bits_for(binom_[codes_ + channel_capacity][channel_capacity]);
   changes_bits_ = bits_for(inst.max_changes + 1);
@@ -729,7 +730,7 @@ void Model::apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessa
   switch (l.move) {
     case Move::lock: {
       const auto fx = proto_.lock(r.s, ctx);
-      --r.locks_left;
+      if (!unbounded_locks_) --r.locks_left;
       r.persist = static_cast<std::uint8_t>(ctx.neighbours.bits() | 1u);
       finish(g, u, fx, out, log);
       return;

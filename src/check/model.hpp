@@ -158,13 +158,14 @@ class Model {
   // Field widths in bits (docs/checker.md, "The model explored").
   unsigned reg_bits_ = 0;      ///< a port-set register, D or persist: Delta + 1
   unsigned lock_bits_ = 0;     ///< lock: bottom or a port 0..Delta
-  unsigned locks_bits_ = 0;    ///< Lock calls left: 0..locks
+  unsigned locks_bits_ = 0;    ///< Lock calls left: 0..locks (none kept when unbounded)
   unsigned link_bits_ = 0;     ///< a link: none or (peer, peer port)
   unsigned bag_bits_ = 0;      ///< a bag: rank of a multiset of at most channel_capacity messages
   unsigned changes_bits_ = 0;  ///< topology moves left: 0..max_changes
   unsigned node_bits_ = 0;     ///< packed bits per node
   unsigned state_bit_ = 0;     ///< offset of the state register within a node
   std::size_t stride_ = 0;
+  bool unbounded_locks_ = false;           ///< a node may call Lock whenever it is idle (Instance::locks)
   unsigned codes_ = 0;                     ///< message kinds with their values: K + 8
   std::array<std::uint8_t, 256> dense_{};  ///< bag code (encoded byte + 1) to 1..codes, in order
   std::array<std::uint8_t, 256> byte_{};   ///< the inverse
@@ -204,7 +205,8 @@ void Model::node_moves(const Global& g, Visit&& visit) const {
   for (unsigned u = 0; u < inst_.nodes; ++u) {
     const NodeRec& r = g.n[u];
     const auto node = static_cast<std::uint8_t>(u);
-    if (r.s.state == core::InitiatorState::idle && r.locks_left > 0) visit(Label{Move::lock, node, 0, 0, 0, 0, false});
+    if (r.s.state == core::InitiatorState::idle && (r.locks_left > 0 || unbounded_locks_))
+      visit(Label{Move::lock, node, 0, 0, 0, 0, false});
     if (r.s.state == core::InitiatorState::locked) visit(Label{Move::unlock, node, 0, 0, 0, 0, false});
     const core::ActionSet en = proto_.enabled_guarded(r.s);
     for (core::Action a : core::guarded_actions)

@@ -69,7 +69,10 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
         {"seed", 0},
         {"engine", "exhaustive"},
         {"scenario",
-         {{"edges", edges}, {"locks", inst.locks}, {"max_changes", inst.max_changes}, {"property", property}}}});
+         {{"edges", edges},
+          {"locks", inst.locks == unbounded_locks ? json("unbounded") : json(inst.locks)},
+          {"max_changes", inst.max_changes},
+          {"property", property}}}});
 
   Global g = m.initial();
   // Initial edges as connect events.

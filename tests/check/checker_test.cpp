@@ -132,6 +132,70 @@ TEST(Checker, TimePassesWhenOnlyLockCallsAreLeft) {
   EXPECT_TRUE(found) << "no P7 counterexample in WIN leaves the other node idle with Lock calls to spare";
 }
 
+// With unbounded Lock calls, forgetting the calls left maps every state of a bounded instance to a
+// state of the unbounded one and every transition to a transition with the same label and outcome
+// (the unbounded instance offers a superset of the node moves: Lock whenever idle). By induction
+// from the initial state, every run of the bounded instance is a run of the unbounded one, which
+// is what lets one unbounded verdict stand for every bounded number of calls (docs/checker.md,
+// "Unbounded Lock calls"). Checked on every reachable state of a paper instance, stuck ones
+// included.
+TEST(Checker, UnboundedLockCallsSimulateEveryBoundedInstance) {
+  using lmx::check::detail::Global;
+  using lmx::check::detail::Label;
+  using lmx::check::detail::Model;
+  using lmx::check::detail::Outcome;
+  const Instance bounded_instance = two_nodes(Variant::paper, 2, 1);
+  Instance unbounded_instance = bounded_instance;
+  unbounded_instance.locks = lmx::check::unbounded_locks;
+  const Model bounded(bounded_instance), unbounded(unbounded_instance);
+  auto project = [&](const Global& g) {
+    Global p = g;
+    for (auto& r : p.n) r.locks_left = 0;
+    std::string bytes(unbounded.stride(), '\0');
+    unbounded.pack(p, reinterpret_cast<std::uint8_t*>(bytes.data()));
+    return std::make_pair(p, bytes);
+  };
+  auto key = [](const Label& l) {
+    return std::string{static_cast<char>(l.move), static_cast<char>(l.node), static_cast<char>(l.a),
+                       static_cast<char>(l.b),    static_cast<char>(l.c),    static_cast<char>(l.prio)};
+  };
+  std::vector<Global> frontier{bounded.initial()};
+  std::string initial(bounded.stride(), '\0');
+  bounded.pack(frontier[0], reinterpret_cast<std::uint8_t*>(initial.data()));
+  std::set<std::string> seen{initial};
+  std::size_t lock_calls_beyond_budget = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    const Global g = frontier[i];
+    const auto [p, p_bytes] = project(g);
+    std::set<std::string> offered;  // the unbounded instance's node moves at the image
+    unbounded.node_moves(p, [&](const Label& l) { offered.insert(key(l)); });
+    std::size_t bounded_moves = 0;
+    bounded.node_moves(g, [&](const Label& l) {
+      ++bounded_moves;
+      ASSERT_TRUE(offered.count(key(l))) << "a node move of the bounded instance is not offered at its image";
+    });
+    for (const auto& r : g.n)
+      lock_calls_beyond_budget += r.s.state == lmx::core::InitiatorState::idle && r.locks_left == 0;
+    EXPECT_GE(offered.size(), bounded_moves);
+    bounded.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
+      Global image = p;
+      Outcome uo;
+      unbounded.apply(image, l, uo);
+      std::string image_bytes(unbounded.stride(), '\0');
+      unbounded.pack(image, reinterpret_cast<std::uint8_t*>(image_bytes.data()));
+      ASSERT_EQ(image_bytes, project(next).second) << "a transition does not commute with the projection";
+      ASSERT_EQ(uo.completed_lock, o.completed_lock);
+      ASSERT_EQ(uo.completed_unlock, o.completed_unlock);
+      ASSERT_EQ(uo.problem, o.problem);
+      std::string bytes(bounded.stride(), '\0');
+      bounded.pack(next, reinterpret_cast<std::uint8_t*>(bytes.data()));
+      if (seen.insert(bytes).second) frontier.push_back(next);
+    });
+  }
+  EXPECT_GT(frontier.size(), 10000u);
+  EXPECT_GT(lock_calls_beyond_budget, 0u);  // states where only the unbounded instance may call Lock
+}
+
 TEST(Checker, SafetyHoldsOnThePaperVariantWithSymmetryReduction) {
   Instance i = two_nodes(Variant::paper, 1, 1);
   lmx::check::Options opt;

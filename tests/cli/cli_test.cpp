@@ -122,6 +122,20 @@ TEST(Check, WriteIntoAFileIsAClearError) {
   EXPECT_EQ(line_count(r.out), 1u) << r.out;
 }
 
+// --locks takes 1..15 or "unbounded"; anything else is one clear error line.
+TEST(Check, LocksTakeACountOrUnbounded) {
+  const auto r =
+      run_lmx("check --variant repaired --nodes 2 --edges 0-1 --delta 1 --k 2 --locks unbounded --max-changes 1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("locks=unbounded"), std::string::npos) << r.out;
+  for (const char* bad : {"0", "16", "two", "1.5"}) {
+    const auto e = run_lmx(std::string("check --nodes 2 --edges 0-1 --locks ") + bad);
+    EXPECT_NE(e.exit_code, 0) << bad;
+    EXPECT_NE(e.out.find("--locks must be 1..15 or unbounded"), std::string::npos) << e.out;
+    EXPECT_EQ(line_count(e.out), 1u) << e.out;
+  }
+}
+
 // --max-seconds bounds a sweep's time: a run it stops says so and exits 3 (incomplete); a
 // negative value is one clear error line.
 TEST(Check, MaxSecondsStopsARunAsIncomplete) {

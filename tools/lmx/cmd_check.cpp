@@ -16,13 +16,25 @@ namespace {
 
 struct Args {
   std::string variant = "repaired";
-  unsigned nodes = 2, delta = 1, k = 2, locks = 1, max_changes = 0;
+  unsigned nodes = 2, delta = 1, k = 2, max_changes = 0;
+  std::string locks = "1";
   std::string edges = "0-1";
   bool json = false, safety_only = false, no_symmetry = false;
   std::string write_dir, replay;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
 };
+
+/// --locks: 1..15 or "unbounded" (0 would be an instance without requests, which proves nothing).
+unsigned parse_locks(const std::string& text) {
+  if (text == "unbounded") return lmx::check::unbounded_locks;
+  const std::string error = "--locks must be 1..15 or unbounded, not '" + text + "'";
+  if (text.empty() || text.size() > 2 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw lmx::cli::Failure(error);
+  const unsigned n = static_cast<unsigned>(std::stoul(text));
+  if (n < 1 || n > 15) throw lmx::cli::Failure(error);
+  return n;
+}
 
 const lmx::cli::Register reg{
     {"check", 20, [](CLI::App& app, int& exit_code) {
@@ -34,7 +46,9 @@ const lmx::cli::Register reg{
        cmd->add_option("--edges", a.edges, "initial graph, e.g. 0-1,1-2 (empty: no edges)")->capture_default_str();
        cmd->add_option("--delta", a.delta, "ports per node (1..3)")->capture_default_str();
        cmd->add_option("--k", a.k, "number of priority values")->capture_default_str();
-       cmd->add_option("--locks", a.locks, "Lock calls per node")->capture_default_str();
+       cmd->add_option("--locks", a.locks,
+                       "Lock calls per node (1..15), or 'unbounded': any number, which contains every bounded run")
+           ->capture_default_str();
        cmd->add_option("--max-changes", a.max_changes, "topology moves in total")->capture_default_str();
        cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")
            ->capture_default_str();
@@ -58,8 +72,8 @@ const lmx::cli::Register reg{
          lmx::check::Instance inst;
          if (!lmx::core::parse_variant(a.variant, inst.variant))
            throw lmx::cli::Failure("unknown variant " + a.variant);
-         inst.nodes = a.nodes, inst.delta = a.delta, inst.k = a.k, inst.locks = a.locks,
-         inst.max_changes = a.max_changes;
+         inst.nodes = a.nodes, inst.delta = a.delta, inst.k = a.k, inst.max_changes = a.max_changes;
+         inst.locks = parse_locks(a.locks);
          if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
          if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
          if (!a.write_dir.empty()) {  // fail before a long run, not after it

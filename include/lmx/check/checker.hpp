@@ -16,6 +16,8 @@ namespace lmx::check {
 /// Limits of the explorer's fixed-size global state.
 inline constexpr unsigned max_nodes = 4;
 inline constexpr unsigned max_delta = 3;
+/// Instance::locks for an application that may call Lock any number of times.
+inline constexpr unsigned unbounded_locks = 0;
 /// Messages a receiving port can hold in the bag model (P4 allows 2 per edge; more is reported).
 inline constexpr unsigned channel_capacity = 4;
 
@@ -25,7 +27,9 @@ struct Instance {
   unsigned nodes = 2;
   unsigned delta = 1;
   unsigned k = 2;
-  unsigned locks = 1;                                ///< Lock calls per node
+  /// Lock calls per node, or unbounded_locks: a node may call Lock again whenever it is idle, so
+  /// the instance contains the runs of every bounded number (docs/checker.md, "Unbounded Lock calls").
+  unsigned locks = 1;
   unsigned max_changes = 0;                          ///< topology moves (cut or connect) in total
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
 };
