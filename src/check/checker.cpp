@@ -991,6 +991,9 @@ Result check(const Instance& inst, const Options& opt) {
         });
         lg.close_state(s);
       }
+      canon_index = StateSet(stride);  // freed: the decision needs the rebuilt states alone
+      release(lift_comp);
+      release(lifted_comp);
       const auto sink = static_cast<std::uint32_t>(lifted.size());
       for (std::uint32_t t : leaves) lg.target[t] = sink;
       lg.open_state();  // the sink: a stutter loop

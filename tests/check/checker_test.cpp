@@ -122,12 +122,14 @@ TEST(Checker, ALivenessViolationNamesTheNodeItsTraceLeavesPending) {
 // so a request stuck there is a P7 violation without the other nodes spending their calls first.
 TEST(Checker, TimePassesWhenOnlyLockCallsAreLeft) {
   const unsigned locks = 2;
-  const auto r = lmx::check::check(two_nodes(Variant::paper, locks, 2));
+  const Instance inst = two_nodes(Variant::paper, locks, 2);
+  const auto r = lmx::check::check(inst);
   bool found = false;
   for (const auto& v : r.violations) {
     if (v.kind != "P7" || v.detail.find("WIN") == std::string::npos) continue;
-    for (const auto& [node, end] : node_ends(v.trace))
-      if (node != v.nodes[0] && end.state == "BOT" && end.lock_calls < locks) found = true;
+    auto ends = node_ends(v.trace);
+    for (unsigned node = 0; node < inst.nodes; ++node)  // a node that never acted is idle
+      if (node != v.nodes[0] && ends[node].state == "BOT" && ends[node].lock_calls < locks) found = true;
   }
   EXPECT_TRUE(found) << "no P7 counterexample in WIN leaves the other node idle with Lock calls to spare";
 }
@@ -167,13 +169,24 @@ TEST(Checker, UnboundedLockCallsSimulateEveryBoundedInstance) {
   for (std::size_t i = 0; i < frontier.size(); ++i) {
     const Global g = frontier[i];
     const auto [p, p_bytes] = project(g);
-    std::set<std::string> offered;  // the unbounded instance's node moves at the image
-    unbounded.node_moves(p, [&](const Label& l) { offered.insert(key(l)); });
+    // The moves at the image: those of the state, and Lock at every idle node (Lock calls are not
+    // tasks, so every task is enabled at a state iff it is at its image: fairness carries over).
+    std::set<std::string> offered, offered_tasks, bounded_tasks;
+    unbounded.node_moves(p, [&](const Label& l) {
+      offered.insert(key(l));
+      if (l.move != lmx::check::detail::Move::lock) offered_tasks.insert(key(l));
+    });
     std::size_t bounded_moves = 0;
     bounded.node_moves(g, [&](const Label& l) {
       ++bounded_moves;
       ASSERT_TRUE(offered.count(key(l))) << "a node move of the bounded instance is not offered at its image";
+      if (l.move != lmx::check::detail::Move::lock) bounded_tasks.insert(key(l));
     });
+    ASSERT_EQ(offered_tasks, bounded_tasks);
+    // The invariants see the same state.
+    std::vector<unsigned> nodes_g, nodes_p;
+    std::string detail_g, detail_p;
+    ASSERT_EQ(bounded.invariants(g, nodes_g, detail_g), unbounded.invariants(p, nodes_p, detail_p));
     for (const auto& r : g.n)
       lock_calls_beyond_budget += r.s.state == lmx::core::InitiatorState::idle && r.locks_left == 0;
     EXPECT_GE(offered.size(), bounded_moves);

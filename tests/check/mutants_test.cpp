@@ -108,6 +108,8 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
   Instance wide = lmx::check::testing::two_nodes(lmx::core::Variant::repaired, 1, 1);
   wide.delta = 2;  // ports to rename
   instances.push_back(wide);
+  // Lock calls that recur put most states in end components whose actions rename nodes.
+  instances.push_back(lmx::check::testing::two_nodes(lmx::core::Variant::repaired, lmx::check::unbounded_locks, 2));
   Instance three = lmx::check::testing::two_nodes(lmx::core::Variant::repaired, 1, 1);
   three.nodes = 3;
   instances.push_back(three);
