@@ -4,8 +4,11 @@
 // sized once at construction; an action allocates nothing unless a channel overflows the P4 bound
 // (the overflow goes to a side table and is reported as a P4 violation).
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -465,11 +468,14 @@ class EngineImpl final : public Engine {
     edge_bound(to, p, along);
   }
   /// P4 with `along` messages in transit along the edge at `to`'s port p.
-  void edge_bound(NodeId to, Port p, unsigned along) {
+  [[gnu::always_inline]] void edge_bound(NodeId to, Port p, unsigned along) {
     max_in_transit_ = std::max(max_in_transit_, along);
-    if (along > 2 && p != core::self_port)
-      report("P4", {to, peer(to, p)}, {p, peer_port(to, p)},
-             std::to_string(along) + " messages in transit along one edge (Theorem 1 allows 2)");
+    if (along > 2 && p != core::self_port) [[unlikely]]
+      edge_bound_broken(to, p, along);
+  }
+  [[gnu::noinline]] void edge_bound_broken(NodeId to, Port p, unsigned along) {
+    report("P4", {to, peer(to, p)}, {p, peer_port(to, p)},
+           std::to_string(along) + " messages in transit along one edge (Theorem 1 allows 2)");
   }
 
   // ---------------------------------------------------------------- workload
@@ -512,9 +518,7 @@ class EngineImpl final : public Engine {
     /// Candidate i (0-based, in channel order).
     [[nodiscard]] Slot at(unsigned i) const {
       if (!masked) return slots[i];
-      std::uint64_t m = mask;
-      for (; i > 0; --i) m &= m - 1;
-      const auto b = static_cast<unsigned>(std::countr_zero(m));
+      const unsigned b = nth_set_bit(mask, i);
       return Slot{static_cast<Port>(b / inline_slots), static_cast<std::uint16_t>(b % inline_slots)};
     }
   };
@@ -526,7 +530,7 @@ class EngineImpl final : public Engine {
       // The common case, without branches on the (unpredictable) channel contents: every channel
       // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
       // was not sent in the current tick. Same candidates, in the same order, as the general loop.
-      const std::uint64_t mask = receivable_mask(&channels_[channel(u, 0)], ports_, now16());
+      const std::uint64_t mask = receivable_mask_(&channels_[channel(u, 0)], now16());
       out.masked = true, out.mask = mask;
       out.k = core::PortSet<std::uint64_t>(mask).size();
       return;
@@ -600,9 +604,9 @@ class EngineImpl final : public Engine {
     const std::size_t c = channel(u, chosen.port);
     const Stored m = stored(c, chosen.index);
     remove(u, chosen.port, chosen.index);
+    if (!byte_is_message_[m.byte]) [[unlikely]]
+      return malformed(u, chosen.port, m.byte, core::decode(m.byte, sc_.k).error);
     const core::Decoded d = core::decode(m.byte, sc_.k);
-    if (!d.ok()) [[unlikely]]
-      return malformed(u, chosen.port, m.byte, d.error);
     ++received_;
     // Field by field: copying d.message whole reloaded its two bytes as one word from the stack,
     // a stalled store-to-load forward on every delivery.
@@ -679,41 +683,46 @@ class EngineImpl final : public Engine {
 
   void send(NodeId u, const core::Send<Word>& group) {
     const std::uint8_t byte = core::encode(group.message);
-    const core::Decoded d = core::decode(byte, sc_.k);
-    if (!d.ok() || d.message != group.message)
+    // P6 with a table lookup: core::decode's switch on the kind mispredicted on most sends.
+    if (!byte_is_message_[byte] || core::decode(byte, sc_.k).message != group.message) [[unlikely]]
       report("P6", {u}, {}, "a " + std::string(core::to_string(group.message.kind)) + " message does not fit one byte");
     ++sent_by_kind_[static_cast<unsigned>(group.message.kind)];
-    App& a = app_[u];
+    // Members read in the loop are copied first: the loop stores single bytes into channel
+    // records, which the compiler must assume may alias any member, and would reload them all.
+    const bool batching = batching_, lines = lines_.enabled();
     // The receivers' channels are scattered in memory: start loading all of them before the first
     // is needed, so their cache misses overlap (deferred writes do not load them now).
-    if (!batching_)
+    if (!batching)
       for (Port p : group.ports)
         if (p != core::self_port && peer(u, p) != no_node)
           __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
+    Channel* const own_channels = &channels_[channel(u, 0)];
+    std::uint64_t id = next_id_;
+    // The send events' words (EventLog), apart from the port and the receiver.
+    const std::uint64_t send_word = EventLog::first_word(EvKind::send, 0, byte, 0, u);
+    const std::uint64_t tick_word = EventLog::second_word(0, tick32());
     for (Port p : group.ports) {
-      const std::uint64_t id = next_id_++;
-      ++sent_;
-      if (a.phase == AppPhase::requesting) ++a.messages;
+      const std::uint64_t this_id = id++;
       NodeId to = u;
       Port to_port = core::self_port;
       if (p != core::self_port) {
         to = peer(u, p);
         to_port = to == no_node ? Port{0} : peer_port(u, p);
       }
-      log({tick32(), EvKind::send, p, byte, 0, u, to});
-      if (lines_.enabled()) trace_send(id, u, p, group.message, to, to_port);
+      events_.add(send_word | std::uint64_t{p} << 8, tick_word | to);  // log({tick, send, p, byte, 0, u, to})
+      if (lines) trace_send(this_id, u, p, group.message, to, to_port);
       if (to == no_node) {
         ++lost_;
         log({tick32(), EvKind::lost, p, byte, 1, u, 0});
-        if (lines_.enabled()) {
+        if (lines) {
           begin_line("lost");
-          line_ += ",\"id\":" + std::to_string(id) + ",\"reason\":\"no-edge\"}";
+          line_ += ",\"id\":" + std::to_string(this_id) + ",\"reason\":\"no-edge\"}";
           commit_line();
         }
         continue;
       }
-      Channel& own = channels_[channel(u, p)];
-      if (batching_ && p != core::self_port && own.outgoing < inline_slots) {
+      Channel& own = own_channels[p];
+      if (batching && p != core::self_port && own.outgoing < inline_slots) {
         // Deferred: the message joins the receiver's channel before anything reads it (see
         // write_later); P4 is checked now, from the sender's record alone.
         ++own.outgoing, ++in_transit_;
@@ -723,10 +732,15 @@ class EngineImpl final : public Engine {
       }
       // An earlier send of this action on this port (a double send, errata E3) may still wait in
       // the receiver's block list: it goes first, as it would have with immediate writes.
-      if (batching_ && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
-      if (enqueue(to, to_port, byte, id) && keep_outgoing_ && p != core::self_port) ++own.outgoing;
+      if (batching && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
+      if (enqueue(to, to_port, byte, this_id) && keep_outgoing_ && p != core::self_port) ++own.outgoing;
       check_edge_bound(to, to_port, u, p);
     }
+    // Counted once per group (the loop's byte stores would make per-port increments reload them).
+    const std::uint64_t sends = id - next_id_;
+    next_id_ = id, sent_ += sends;
+    App& a = app_[u];
+    if (a.phase == AppPhase::requesting) a.messages += static_cast<std::uint32_t>(sends);
   }
 
   // ---------------------------------------------------------------- deferred writes
@@ -763,17 +777,29 @@ class EngineImpl final : public Engine {
   /// tick it was sent in.
   void apply_write(Channel* base, std::uint32_t e, std::uint16_t stamp) {
     Channel& ch = base[e >> entry_shift];
-    if ((e & 1) == entry_outgoing_delivered) {
-      --ch.outgoing;
-      return;
-    }
-    // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
-    // said so), so the message takes an inline slot.
     const unsigned k = ch.count;
-    if (k >= inline_slots) [[unlikely]]
+    const bool message = (e & 1) == entry_message;
+    // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
+    // said so), so a message takes an inline slot.
+    if (unsigned(message) & unsigned(k >= inline_slots)) [[unlikely]]
       throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
-    ch.byte[k] = static_cast<std::uint8_t>(e >> 1), ch.stamp[k] = stamp;
-    ch.count = static_cast<std::uint8_t>(k + 1);
+    // Both outcomes computed on the record's 8 bytes, one kept: the entry's kind is random, and a
+    // branch on it mispredicted on about half of the writes.
+    std::uint64_t record;
+    std::memcpy(&record, &ch, sizeof record);
+    Channel arrived = ch;
+    const unsigned slot = k & (inline_slots - 1);  // k itself for a message
+    arrived.byte[slot] = static_cast<std::uint8_t>(e >> 1), arrived.stamp[slot] = stamp;
+    arrived.count = static_cast<std::uint8_t>(k + 1);
+    std::uint64_t arrived_record;
+    std::memcpy(&arrived_record, &arrived, sizeof arrived_record);
+    constexpr unsigned outgoing_byte = std::endian::native == std::endian::little
+                                           ? offsetof(Channel, outgoing)
+                                           : sizeof(Channel) - 1 - offsetof(Channel, outgoing);
+    const std::uint64_t delivered_record = record - (std::uint64_t{1} << (8 * outgoing_byte));
+    const std::uint64_t keep = std::uint64_t{0} - std::uint64_t{message};  // all ones for a message
+    record = (arrived_record & keep) | (delivered_record & ~keep);
+    std::memcpy(&ch, &record, sizeof record);
   }
   void apply_block(std::size_t b) {
     WriteList& list = deferred_[b];
@@ -1487,6 +1513,14 @@ class EngineImpl final : public Engine {
   core::Protocol<Word> protocol_;
   NodeId n_;
   unsigned delta_, ports_;
+  /// byte_is_message_[b]: core::decode(b, K) is ok (P6; a lookup instead of decode's switch).
+  const std::array<bool, 256> byte_is_message_ = [k = sc_.k] {
+    std::array<bool, 256> table{};
+    for (unsigned b = 0; b < 256; ++b) table[b] = core::decode(static_cast<std::uint8_t>(b), k).ok();
+    return table;
+  }();
+  /// The candidate mask for this many ports (used while they fit one 64-bit mask).
+  const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
   std::uint32_t tpr_;
   Rng act_rng_, del_rng_, topo_rng_, work_rng_, prio_rng_;
   LineWriter lines_;

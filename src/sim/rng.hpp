@@ -52,6 +52,8 @@ class Rng {
     static constexpr unsigned steps = 24;
     static constexpr std::uint64_t margin = std::uint64_t{1} << 24;
     explicit Geometric(double p) : always(p >= 1.0), log1m_p(always ? 0.0 : std::log1p(-p)) {
+      for (auto& x : point) x = ~std::uint64_t{0};
+      point[0] = 0;
       if (always || !(log1m_p < 0)) return;  // p = 0 (or a NaN): no table, every draw is exact
       std::uint64_t lo = 0;
       for (unsigned k = 0; k < steps; ++k, ++used) {
@@ -64,24 +66,31 @@ class Rng {
           else
             a = mid + 1;
         }
-        step[k] = a, lo = a;
+        point[k + 1] = a, lo = a;
       }
     }
     [[nodiscard]] std::uint64_t exact(std::uint64_t x) const {
       const double u = 1.0 - static_cast<double>(x) * 0x1.0p-53;  // (0, 1]
       return static_cast<std::uint64_t>(std::floor(std::log(u) / log1m_p));
     }
-    /// The draw for the 53-bit integer x.
+    /// The least x whose draw exceeds k (k < used).
+    [[nodiscard]] std::uint64_t step(unsigned k) const { return point[k + 1]; }
+    /// The draw for the 53-bit integer x. Without branches on the (random) result where it is
+    /// small: a search loop and a short-circuit test mispredicted on most draws.
     [[nodiscard]] std::uint64_t value(std::uint64_t x) const {
-      unsigned k = 0;
-      while (k < used && x >= step[k]) ++k;
-      const bool near = (k < used && step[k] - x <= margin) || (k > 0 && x - step[k - 1] < margin);
+      unsigned k =
+          unsigned(x >= point[1]) + unsigned(x >= point[2]) + unsigned(x >= point[3]) + unsigned(x >= point[4]);
+      while (k < used && x >= point[k + 1]) ++k;
+      // point[0] = 0 only sends the 2^24 smallest x to the exact path; past `used` the points
+      // are all ones, never near.
+      const bool near = unsigned(point[k + 1] - x <= margin) | unsigned(x - point[k] < margin);
       return k == used || near ? exact(x) : k;
     }
-    bool always;                     ///< p >= 1: every trial succeeds, nothing is drawn
-    double log1m_p;                  ///< log(1 - p)
-    unsigned used = 0;               ///< step points computed
-    std::uint64_t step[steps] = {};  ///< step[k]: the least x whose draw exceeds k
+    bool always;        ///< p >= 1: every trial succeeds, nothing is drawn
+    double log1m_p;     ///< log(1 - p)
+    unsigned used = 0;  ///< step points computed
+    /// point[k + 1]: the least x whose draw exceeds k; point[0] = 0, and all ones past `used`.
+    std::uint64_t point[steps + 2] = {};
   };
   std::uint64_t geometric(const Geometric& g) {
     if (g.always) return 0;

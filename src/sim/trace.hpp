@@ -26,12 +26,22 @@ struct Ev {
 class EventLog {
  public:
   static constexpr std::size_t ring_size = 4096;
-  void add(const Ev& e) {
-    const std::uint64_t w1 = static_cast<std::uint64_t>(e.kind) | (std::uint64_t{e.b1} << 8) |
-                             (std::uint64_t{e.b2} << 16) | (std::uint64_t{e.b3} << 24) | (std::uint64_t{e.u} << 32);
-    const std::uint64_t w2 = std::uint64_t{e.v} | (std::uint64_t{e.tick} << 32);
+  void add(const Ev& e) { add(first_word(e.kind, e.b1, e.b2, e.b3, e.u), second_word(e.v, e.tick)); }
+  /// The two hashed words of an event, for callers that build them in parts (a send's words differ
+  /// only in the port and the receiver).
+  static constexpr std::uint64_t first_word(EvKind kind, std::uint8_t b1, std::uint8_t b2, std::uint8_t b3,
+                                            std::uint32_t u) {
+    return static_cast<std::uint64_t>(kind) | (std::uint64_t{b1} << 8) | (std::uint64_t{b2} << 16) |
+           (std::uint64_t{b3} << 24) | (std::uint64_t{u} << 32);
+  }
+  static constexpr std::uint64_t second_word(std::uint32_t v, std::uint32_t tick) {
+    return std::uint64_t{v} | (std::uint64_t{tick} << 32);
+  }
+  void add(std::uint64_t w1, std::uint64_t w2) {
+    // The ring keeps the two hashed words, not the Ev: one computation serves both, and the
+    // index is a mask (ring_size is a power of two).
     fold(w1), fold(w2);
-    ring_[count_++ % ring_size] = e;
+    ring_[count_++ & (ring_size - 1)] = Words{w1, w2};
   }
   [[nodiscard]] std::uint64_t hash() const { return h_; }
   [[nodiscard]] std::uint64_t count() const { return count_; }
@@ -39,17 +49,29 @@ class EventLog {
   template <class F>
   void for_recent(F&& f) const {
     const std::uint64_t first = count_ > ring_size ? count_ - ring_size : 0;
-    for (std::uint64_t i = first; i < count_; ++i) f(ring_[i % ring_size]);
+    for (std::uint64_t i = first; i < count_; ++i) f(event(ring_[i & (ring_size - 1)]));
   }
 
  private:
+  static_assert((ring_size & (ring_size - 1)) == 0);
+  struct Words {
+    std::uint64_t w1, w2;
+  };
+  static Ev event(const Words& w) {
+    Ev e;
+    e.kind = static_cast<EvKind>(w.w1 & 0xFF);
+    e.b1 = static_cast<std::uint8_t>(w.w1 >> 8), e.b2 = static_cast<std::uint8_t>(w.w1 >> 16);
+    e.b3 = static_cast<std::uint8_t>(w.w1 >> 24), e.u = static_cast<std::uint32_t>(w.w1 >> 32);
+    e.v = static_cast<std::uint32_t>(w.w2), e.tick = static_cast<std::uint32_t>(w.w2 >> 32);
+    return e;
+  }
   void fold(std::uint64_t w) {
     h_ = (h_ ^ w) * 0x9E3779B97F4A7C15ull;
     h_ ^= h_ >> 29;
   }
   std::uint64_t h_ = 0xCBF29CE484222325ull;
   std::uint64_t count_ = 0;
-  std::array<Ev, ring_size> ring_{};
+  std::array<Words, ring_size> ring_{};
 };
 
 /// JSON Lines writer with the FNV-1a line hash.

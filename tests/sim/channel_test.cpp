@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace lmx::sim {
@@ -49,6 +51,44 @@ TEST(ReceivableMask, VectorFormEqualsPortable) {
     }
 }
 #endif
+
+TEST(ReceivableMask, FixedPortCountsEqualPortable) {
+  std::mt19937_64 rng(23);
+  for (unsigned ports = 1; ports <= 32; ++ports) {
+    const ReceivableMask mask_of = receivable_mask_for(ports);
+    for (int i = 0; i < 2000; ++i) {
+      const auto now = static_cast<std::uint16_t>(rng());
+      const auto ch = random_records(rng, ports, now);
+      ASSERT_EQ(mask_of(ch.data(), now), receivable_mask_portable(ch.data(), ports, now)) << "ports " << ports;
+    }
+  }
+  EXPECT_THROW((void)receivable_mask_for(0), std::invalid_argument);
+  EXPECT_THROW((void)receivable_mask_for(33), std::invalid_argument);
+}
+
+/// The i-th set bit by clearing the lowest one i times (the loop nth_set_bit replaces).
+unsigned nth_set_bit_by_loop(std::uint64_t x, unsigned i) {
+  for (; i > 0; --i) x &= x - 1;
+  return static_cast<unsigned>(std::countr_zero(x));
+}
+
+TEST(Candidates, NthSetBitEqualsTheLoop) {
+  std::mt19937_64 rng(29);
+  auto check_all = [](std::uint64_t x) {
+    const auto bits = static_cast<unsigned>(std::popcount(x));
+    for (unsigned i = 0; i < bits; ++i) ASSERT_EQ(nth_set_bit(x, i), nth_set_bit_by_loop(x, i)) << x << " " << i;
+  };
+  check_all(~std::uint64_t{0});  // 64 bits: prefix sums reach 64 in the last byte
+  check_all(std::uint64_t{1} << 63), check_all(1), check_all(0x8000000000000001ull), check_all(0xFF00FF00FF00FF00ull);
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t x = rng();
+    // Sparse and dense words as well as uniform ones.
+    if (i % 3 == 1) x &= rng() & rng();
+    if (i % 3 == 2) x |= rng() | rng();
+    if (i % 5 == 0) x &= (std::uint64_t{1} << (rng() % 64)) - 1;
+    check_all(x);
+  }
+}
 
 }  // namespace
 }  // namespace lmx::sim

@@ -20,7 +20,7 @@ TEST(Rng, TabulatedGeometricIsExact) {
       for (std::int64_t d : {-(std::int64_t{1} << 25), -(std::int64_t{1} << 24) - 1, -(std::int64_t{1} << 24),
                              std::int64_t{-2}, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, std::int64_t{2},
                              std::int64_t{1} << 24, (std::int64_t{1} << 24) + 1, std::int64_t{1} << 25})
-        check(g.step[k] + static_cast<std::uint64_t>(d));
+        check(g.step(k) + static_cast<std::uint64_t>(d));
     check(0), check(1), check((std::uint64_t{1} << 53) - 1);
   }
   // The engine's path: the same stream gives the same draws through either form.

@@ -49,19 +49,13 @@ struct Decoded {
 [[nodiscard]] constexpr Decoded decode(std::uint8_t byte, unsigned k) {
   const auto kind = static_cast<MessageKind>(byte >> 5);
   const auto value = static_cast<std::uint8_t>(byte & 0x1Fu);
-  Decoded d{Message{kind, value}, DecodeError::none};
-  switch (kind) {
-    case MessageKind::request_lock:
-      if (value >= k) d.error = DecodeError::priority_out_of_range;
-      break;
-    case MessageKind::win:
-      if (value > 1) d.error = DecodeError::win_value_not_bit;
-      break;
-    default:
-      if (value != 0) d.error = DecodeError::unexpected_value;
-      break;
-  }
-  return d;
+  // Selections rather than a switch on the kind: the kinds arrive in no predictable order.
+  const bool request = kind == MessageKind::request_lock, win = kind == MessageKind::win;
+  const unsigned bound = request ? k : win ? 2u : 1u;  // the valid payloads are those below it
+  const DecodeError over = request ? DecodeError::priority_out_of_range
+                           : win   ? DecodeError::win_value_not_bit
+                                   : DecodeError::unexpected_value;
+  return Decoded{Message{kind, value}, value >= bound ? over : DecodeError::none};
 }
 
 /// The paper's spelling: "prepare", "ready", "request-lock", "win", "set-lock", ...
