@@ -61,17 +61,29 @@ static_assert(sizeof(Channel) == 8);
   const __m128i low_byte = _mm_set1_epi16(0x00FF);
   // Slot 0 needs count > 0, slot 1 count > 1; lanes 2, 3, 6, 7 never pass (a count is below 255).
   const __m128i need = _mm_setr_epi16(0, 1, 255, 255, 0, 1, 255, 255);
-  std::uint64_t mask = 0;
-  unsigned p = 0;
-  for (; p + 2 <= ports; p += 2) {
+  // A pair's candidate lanes (slot 0 and 1 of each record, all ones where receivable).
+  auto pair_ok = [&](unsigned p) {
     const __m128i pair = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ch + p));
     const __m128i stamped_now = _mm_cmpeq_epi16(pair, now_lanes);
     // Each record's count word into all four of its lanes.
     const __m128i counts = _mm_and_si128(_mm_shufflehi_epi16(_mm_shufflelo_epi16(pair, 0xAA), 0xAA), low_byte);
-    const __m128i ok = _mm_andnot_si128(stamped_now, _mm_cmpgt_epi16(counts, need));
-    // Bytes 0, 1, 4, 5 of the packed lanes are the two records' slots.
-    const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ok, ok)));
+    return _mm_andnot_si128(stamped_now, _mm_cmpgt_epi16(counts, need));
+  };
+  std::uint64_t mask = 0;
+  unsigned p = 0;
+  for (; p + 4 <= ports; p += 4) {
+    // Two pairs per movemask: bytes 0, 1, 4, 5, 8, 9, 12, 13 of the packed lanes are the four
+    // records' slots; the shifts below gather those 8 bits.
+    auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(pair_ok(p), pair_ok(p + 2))));
+    bits &= 0x3333u;
+    bits = (bits | (bits >> 2)) & 0x0F0Fu;
+    bits = (bits | (bits >> 4)) & 0x00FFu;
+    mask |= std::uint64_t{bits} << (inline_slots * p);
+  }
+  if (p + 2 <= ports) {
+    const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(pair_ok(p), pair_ok(p))));
     mask |= std::uint64_t((bits & 3u) | ((bits >> 2) & 0xCu)) << (inline_slots * p);
+    p += 2;
   }
   if (p < ports) mask |= receivable_mask_portable(ch + p, 1, now) << (inline_slots * p);
   return mask;
@@ -91,7 +103,7 @@ static_assert(sizeof(Channel) == 8);
 /// (the adversary's pick is random, and a loop over the set bits mispredicted its exit on most
 /// deliveries): per-byte counts and their prefix sums in one word, the byte that holds the bit
 /// found by comparing every prefix with i at once, then a table for the bit within that byte.
-[[nodiscard]] inline unsigned nth_set_bit(std::uint64_t x, unsigned i) {
+[[nodiscard, gnu::always_inline]] inline unsigned nth_set_bit(std::uint64_t x, unsigned i) {
   static constexpr auto in_byte = [] {
     std::array<std::array<std::uint8_t, 8>, 256> table{};
     for (unsigned b = 0; b < 256; ++b)
