@@ -613,7 +613,7 @@ class EngineImpl final : public Engine {
     core::Activation act;
     act.action = core::receive_action(d.message.kind), act.port = chosen.port;
     act.message.kind = d.message.kind, act.message.value = d.message.value;
-    execute(u, act, &m);
+    execute_inline(u, act, &m);
   }
 
   /// P6: every message is one valid byte. A malformed one is reported and dropped.
@@ -640,7 +640,10 @@ class EngineImpl final : public Engine {
     }
   }
 
-  void execute(NodeId u, const core::Activation& act, const Stored* msg) {
+  void execute(NodeId u, const core::Activation& act, const Stored* msg) { execute_inline(u, act, msg); }
+  /// execute, inlined where most actions come from (a delivery): the call and its register
+  /// saves were about 3 % of an action's instructions.
+  [[gnu::always_inline]] void execute_inline(NodeId u, const core::Activation& act, const Stored* msg) {
     State& s = state_[u];
     const State before = s;
     const core::Context<Word> ctx = context(u);
