@@ -604,9 +604,9 @@ class EngineImpl final : public Engine {
     const std::size_t c = channel(u, chosen.port);
     const Stored m = stored(c, chosen.index);
     remove(u, chosen.port, chosen.index);
-    if (!byte_is_message_[m.byte]) [[unlikely]]
-      return malformed(u, chosen.port, m.byte, core::decode(m.byte, sc_.k).error);
     const core::Decoded d = core::decode(m.byte, sc_.k);
+    if (!d.ok()) [[unlikely]]
+      return malformed(u, chosen.port, m.byte, d.error);
     ++received_;
     // Field by field: copying d.message whole reloaded its two bytes as one word from the stack,
     // a stalled store-to-load forward on every delivery.
@@ -686,8 +686,8 @@ class EngineImpl final : public Engine {
 
   void send(NodeId u, const core::Send<Word>& group) {
     const std::uint8_t byte = core::encode(group.message);
-    // P6 with a table lookup: core::decode's switch on the kind mispredicted on most sends.
-    if (!byte_is_message_[byte] || core::decode(byte, sc_.k).message != group.message) [[unlikely]]
+    const core::Decoded d = core::decode(byte, sc_.k);
+    if (!d.ok() || d.message != group.message) [[unlikely]]
       report("P6", {u}, {}, "a " + std::string(core::to_string(group.message.kind)) + " message does not fit one byte");
     ++sent_by_kind_[static_cast<unsigned>(group.message.kind)];
     // Members read in the loop are copied first: the loop stores single bytes into channel
@@ -1516,12 +1516,6 @@ class EngineImpl final : public Engine {
   core::Protocol<Word> protocol_;
   NodeId n_;
   unsigned delta_, ports_;
-  /// byte_is_message_[b]: core::decode(b, K) is ok (P6; a lookup instead of decode's switch).
-  const std::array<bool, 256> byte_is_message_ = [k = sc_.k] {
-    std::array<bool, 256> table{};
-    for (unsigned b = 0; b < 256; ++b) table[b] = core::decode(static_cast<std::uint8_t>(b), k).ok();
-    return table;
-  }();
   /// The candidate mask for this many ports (used while they fit one 64-bit mask).
   const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
   std::uint32_t tpr_;
