@@ -1,8 +1,6 @@
 // Breadth-first exploration, invariants, deadlock and fair end components (docs/checker.md).
 #include "lmx/check/checker.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -16,6 +14,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "graph.hpp"
 #include "model.hpp"
 
 namespace lmx::check {
@@ -96,71 +95,6 @@ inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
   return mix(h ^ w);
 }
 
-/// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
-/// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
-/// lookup also misses the TLB.
-class Region {
- public:
-  Region() = default;
-  Region(const Region&) = delete;
-  Region& operator=(const Region&) = delete;
-  Region(Region&& o) noexcept { swap(o); }
-  Region& operator=(Region&& o) noexcept {
-    Region gone;
-    gone.swap(o);
-    swap(gone);  // the old contents leave with `gone`
-    return *this;
-  }
-  ~Region() {
-    if (base_ != nullptr) munmap(base_, bytes_);
-  }
-  [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
-  [[nodiscard]] std::size_t bytes() const { return bytes_; }
-  /// Grows to at least `bytes` (contents kept, new bytes zero).
-  void grow(std::size_t bytes) {
-    if (bytes <= bytes_) return;
-    bytes = (bytes + huge - 1) / huge * huge;
-    void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                               : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
-    base_ = p;
-    bytes_ = bytes;
-  }
-  void swap(Region& o) noexcept {
-    std::swap(base_, o.base_);
-    std::swap(bytes_, o.bytes_);
-  }
-
- private:
-  static constexpr std::size_t huge = std::size_t{2} << 20;
-  void* base_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-/// A growable array of trivially copyable values in a Region. Growing remaps instead of copying,
-/// so a push past the capacity never holds two copies at once (a std::vector of a few GB would),
-/// and pages not yet written take no memory.
-template <class T>
-class Column {
-  static_assert(std::is_trivially_copyable_v<T>);
-
- public:
-  [[nodiscard]] std::size_t size() const { return size_; }
-  void push_back(T v) {
-    if ((size_ + 1) * sizeof(T) > region_.bytes()) region_.grow(std::max<std::size_t>(2 * region_.bytes(), 1 << 21));
-    data()[size_++] = v;
-  }
-  [[nodiscard]] T& operator[](std::size_t i) { return data()[i]; }
-  [[nodiscard]] const T& operator[](std::size_t i) const { return data()[i]; }
-  [[nodiscard]] const T& back() const { return data()[size_ - 1]; }
-
- private:
-  [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
-  Region region_;
-  std::size_t size_ = 0;
-};
-
 /// The set of stored states: an arena of packed states and an open-addressing index (linear
 /// probing). Each slot holds the state's number and 32 further bits of its hash, so that a probe
 /// compares the stored bytes only when the hashes agree: a mismatch costs no access to the arena.
@@ -224,11 +158,7 @@ class StateSet {
   /// Builds the index again from the stored states.
   void restore_index() {
     if (table_.bytes() != 0) return;
-    table_ = index_of(slots_);
-    for (std::size_t j = 0; j < count_; ++j) {
-      const std::uint64_t h = hash_bytes(at(j), stride_);
-      place(slot(), h, (h & tag_bits) | static_cast<std::uint32_t>(j + 1));
-    }
+    rebuild();
   }
   /// Arena plus index, per stored state.
   [[nodiscard]] std::size_t bytes_per_state() const {
@@ -256,17 +186,19 @@ class StateSet {
   void grow() {
     constexpr std::size_t most = std::size_t{1} << 32;  // 0.7 of it exceeds every 32-bit state number
     if (slots_ == most) throw std::length_error("check: state index over 2^32 slots");
-    const std::size_t bigger = std::min(slots_ + slots_ / 2, most);
-    Region table = index_of(bigger);
-    auto* t = reinterpret_cast<std::uint64_t*>(table.data());
-    const std::size_t old = slots_;
-    slots_ = bigger;  // home() and next() now address the new table
-    for (std::size_t j = 0; j < old; ++j) {
-      const std::uint64_t e = slot()[j];
-      if (e == 0) continue;
-      place(t, hash_bytes(at(static_cast<std::uint32_t>(e) - 1), stride_), e);
+    // The old index is freed before the new one is built: the stored states say where each goes
+    // (hashing them again, as moving their slots would need to anyway). So growing never holds
+    // two indexes, which on the largest instances was the run's peak of memory.
+    table_ = Region{};
+    slots_ = std::min(slots_ + slots_ / 2, most);
+    rebuild();
+  }
+  void rebuild() {
+    table_ = index_of(slots_);
+    for (std::size_t j = 0; j < count_; ++j) {
+      const std::uint64_t h = hash_bytes(at(j), stride_);
+      place(slot(), h, (h & tag_bits) | static_cast<std::uint32_t>(j + 1));
     }
-    table_.swap(table);
   }
   std::size_t stride_;
   std::size_t count_ = 0;
@@ -274,39 +206,6 @@ class StateSet {
   Region arena_;
   Region table_;
 };
-
-// Task identity of an action (node, move, port or action, message), plus flags.
-constexpr std::uint32_t completes_bit = 1u << 24;
-constexpr std::uint32_t fair_bit = 1u << 25;
-constexpr std::uint32_t task_mask = completes_bit - 1;
-constexpr std::uint32_t stutter_task = task_mask;
-// What the liveness graph keeps of an action: a byte of flags, the node in bits 3..4. The task
-// word itself is needed only for the members of end components, and is recomputed for them.
-constexpr std::uint8_t flag_probabilistic = 1;
-constexpr std::uint8_t flag_completes = 2;
-constexpr std::uint8_t flag_fair = 4;
-
-std::uint32_t task_of(const Label& l, const Outcome& o) {
-  std::uint32_t type = 0, fair = fair_bit;
-  switch (l.move) {
-    case Move::guarded: type = 0; break;
-    case Move::unlock: type = 1; break;
-    case Move::deliver: type = 2; break;
-    case Move::lock: type = 3, fair = 0; break;  // the application may never call Lock
-    default: break;
-  }
-  const std::uint32_t a = l.move == Move::deliver || l.move == Move::guarded ? l.a : 0;
-  const std::uint32_t b = l.move == Move::deliver ? l.b : 0;
-  return std::uint32_t{l.node} << 16 | type << 12 | a << 8 | b | fair |
-         ((o.completed_lock || o.completed_unlock) ? completes_bit : 0);
-}
-
-std::uint8_t flags_of(const Label& l, const Outcome& o) {
-  const std::uint32_t task = task_of(l, o);
-  return static_cast<std::uint8_t>((l.probabilistic ? flag_probabilistic : 0) |
-                                   ((task & completes_bit) ? flag_completes : 0) | ((task & fair_bit) ? flag_fair : 0) |
-                                   (l.node & 3u) << 3);
-}
 
 struct Pending {
   std::string kind, signature, detail;
@@ -321,57 +220,6 @@ struct Pending {
   bool detail_names_node = false;
 };
 
-/// The liveness graph: actions of node moves (no topology moves) in CSR form. An action has K
-/// targets if it draws a priority (flag_probabilistic) and one otherwise, so the targets of the
-/// actions of a state are found from the state's first target without storing an offset per
-/// action (8 bytes per action saved).
-struct Graph {
-  Column<std::uint32_t> state_begin;   ///< first action of each state (size states+1)
-  Column<std::uint32_t> target_begin;  ///< first target of each state (size states+1)
-  Column<std::uint8_t> flags;          ///< per action: flags_of
-  Column<std::uint32_t> target;
-  /// Per target, under symmetry reduction: the node renaming from the successor to the stored
-  /// state, two bits per node (renamed[v] = bits 2v..2v+1).
-  Column<std::uint8_t> target_nodes;
-  /// Per target, under symmetry reduction: the successor is not itself the stored state (it was
-  /// renamed to reach it). End components with no such target are decided on stored states.
-  std::vector<bool> twisted;
-  unsigned k = 2;
-  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }
-  /// Starts the actions of the next state.
-  void open_state() {
-    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
-    target_begin.push_back(static_cast<std::uint32_t>(target.size()));
-  }
-  /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
-  void add(const Label& l, const Outcome& o, std::uint32_t to) {
-    if (l.prio == 0) flags.push_back(flags_of(l, o));
-    target.push_back(to);
-  }
-  /// Ends state `self`; if no task was enabled (no node move at all, or only Lock calls, which the
-  /// application may never make), time passes: a stutter step, not a task of any node. Returns
-  /// whether it added that step.
-  bool close_state(std::uint32_t self) {
-    for (std::size_t a = state_begin.back(); a < flags.size(); ++a)
-      if (flags[a] & flag_fair) return false;
-    flags.push_back(0);
-    target.push_back(self);
-    return true;
-  }
-  /// Ends the graph (the offsets' final entries).
-  void finish() { open_state(); }
-  /// Calls f(action, first target, end of targets) for each action of state s.
-  template <class F>
-  void each_action(std::size_t s, F&& f) const {
-    std::uint64_t t = target_begin[s];
-    for (std::uint64_t a = state_begin[s]; a < state_begin[s + 1]; ++a) {
-      const std::uint64_t e = t + outcomes(a);
-      f(a, t, e);
-      t = e;
-    }
-  }
-};
-
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
 /// state (UINT32_MAX outside), and `allowed` per action.
 ///
@@ -379,23 +227,27 @@ struct Graph {
 /// stays inside its strongly connected component, so a component in which no action and no state
 /// was dropped is final (it is strongly connected and closed), and states and actions dropped in
 /// one component can only affect that component.
-std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in,
-                                          std::vector<std::uint8_t>& allowed) {
+std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in, std::vector<bool>& allowed) {
   const std::size_t n = in.size();
   const std::size_t na = gr.flags.size();
-  allowed.assign(na, 0);
+  allowed.assign(na, false);
   for (std::size_t s = 0; s < n; ++s)
     if (in[s])
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = 1;
+      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a) allowed[a] = true;
   // Tarjan's algorithm in Pearce's form ("A space-efficient algorithm for finding strongly
-  // connected components", 2016): one number per state serves as both its visit index and its low
-  // link, and a state's component is closed once it is numbered `closed`, which no minimum picks
-  // (no low-link array and no on-stack flags: 5 bytes per state less than the textbook form).
+  // connected components", 2016): one number per state serves as its visit index, its low link
+  // and, once its component is closed, that component (numbered down from `closed`, above every
+  // visit index, so no minimum picks it): no low-link array, no on-stack flags and no component
+  // array, 9 bytes per state less than the textbook form.
   constexpr std::uint32_t unvisited = UINT32_MAX, closed = UINT32_MAX - 1;
-  std::vector<std::uint32_t> comp(n, UINT32_MAX), index(n, unvisited);
+  if (n >= closed / 2) throw std::length_error("check: too many states for the end components");
+  std::vector<std::uint32_t> index(n, unvisited);
+  auto comp = [&](std::size_t s) { return closed - index[s]; };  // for a closed state
   struct Call {
-    std::uint32_t state, action, target, end;  // the action being followed and its targets [target, end)
-    bool root;                                 // no state visited before this one is reachable (yet)
+    Graph::Cursor next;           // the next target of the action being followed
+    std::uint32_t state, action;  // the action being followed
+    std::uint32_t left;           // its targets not read yet
+    bool root;                    // no state visited before this one is reachable (yet)
   };
   std::vector<std::uint32_t> stack;  // visited states whose component is open, not roots
   std::vector<Call> calls;
@@ -403,16 +255,16 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
   for (;;) {
-    for (std::size_t s = 0; s < n; ++s) redo[s] = in[s] && (first || dirty[comp[s]]);
+    for (std::size_t s = 0; s < n; ++s) redo[s] = in[s] && (first || dirty[comp(s)]);
     first = false;
     // Drop actions with an outcome outside the set.
     for (std::size_t s = 0; s < n; ++s) {
       if (!redo[s]) continue;
-      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+      gr.each_action(s, [&](std::uint64_t a, const Graph::Target* ts, unsigned m) {
         if (!allowed[a]) return;
-        for (std::uint64_t t = tb; t < te; ++t)
-          if (!in[gr.target[t]]) {
-            allowed[a] = 0;
+        for (unsigned i = 0; i < m; ++i)
+          if (!in[ts[i].to]) {
+            allowed[a] = false;
             break;
           }
       });
@@ -427,8 +279,8 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       if (!redo[root] || index[root] != unvisited) continue;
       auto visit = [&](std::uint32_t s) {
         index[s] = next_index++;
-        const std::uint32_t a = gr.state_begin[s], t = gr.target_begin[s];
-        calls.push_back(Call{s, a, t, t + (a < gr.state_begin[s + 1] ? gr.outcomes(a) : 0), true});
+        const std::uint32_t a = gr.state_begin[s];
+        calls.push_back(Call{gr.first(s), s, a, a < gr.state_begin[s + 1] ? gr.outcomes(a) : 0, true});
       };
       visit(static_cast<std::uint32_t>(root));
       while (!calls.empty()) {
@@ -436,13 +288,14 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         const std::uint32_t s = c.state;
         bool descended = false;
         while (c.action < gr.state_begin[s + 1]) {
-          if (!allowed[c.action] || c.target >= c.end) {
+          if (!allowed[c.action] || c.left == 0) {
+            for (; c.left > 0; --c.left) gr.next(c.next);  // the code is read in order
             ++c.action;
-            c.target = c.end;
-            if (c.action < gr.state_begin[s + 1]) c.end = c.target + gr.outcomes(c.action);
+            if (c.action < gr.state_begin[s + 1]) c.left = gr.outcomes(c.action);
             continue;
           }
-          const std::uint32_t w = gr.target[c.target++];
+          --c.left;
+          const std::uint32_t w = gr.next_to(c.next);
           if (index[w] == unvisited) {
             visit(w);  // invalidates c
             descended = true;
@@ -453,13 +306,13 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         if (descended) continue;
         if (c.root) {
           // s and the open states visited after it form its component.
+          // Component ids are never reused; they must stay above every visit index.
+          if (next_comp >= closed - n) throw std::length_error("check: too many end component iterations");
           while (!stack.empty() && index[stack.back()] >= index[s]) {
-            comp[stack.back()] = next_comp;
-            index[stack.back()] = closed;
+            index[stack.back()] = closed - next_comp;
             stack.pop_back();
           }
-          comp[s] = next_comp++;
-          index[s] = closed;
+          index[s] = closed - next_comp++;
         } else {
           stack.push_back(s);
         }
@@ -474,12 +327,12 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
     for (std::size_t s = 0; s < n; ++s) {
       if (!redo[s]) continue;
       bool any = false;
-      gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+      gr.each_action(s, [&](std::uint64_t a, const Graph::Target* ts, unsigned m) {
         if (!allowed[a]) return;
-        for (std::uint64_t t = tb; t < te; ++t)
-          if (comp[gr.target[t]] != comp[s]) {
-            allowed[a] = 0;
-            dirty[comp[s]] = 1;  // the component may split: decompose it again
+        for (unsigned i = 0; i < m; ++i)
+          if (index[ts[i].to] != index[s]) {
+            allowed[a] = false;
+            dirty[comp(s)] = 1;  // the component may split: decompose it again
             changed = true;
             break;
           }
@@ -487,15 +340,14 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
       });
       if (!any) {
         in[s] = 0;
-        dirty[comp[s]] = 1;
+        dirty[comp(s)] = 1;
         changed = true;
       }
     }
     if (!changed) break;
   }
-  for (std::size_t s = 0; s < n; ++s)
-    if (!in[s]) comp[s] = UINT32_MAX;
-  return comp;
+  for (std::size_t s = 0; s < n; ++s) index[s] = in[s] ? comp(s) : UINT32_MAX;
+  return index;
 }
 
 /// A renaming's node part, two bits per node (renamed[v] = bits 2v..2v+1).
@@ -550,6 +402,8 @@ Result check(const Instance& inst, const Options& opt) {
   Column<std::uint32_t> parent;
   Graph gr;
   gr.k = inst.k;
+  if (symmetry) gr.keep_renamings(inst.nodes);
+  const std::uint8_t identity_nodes = node_map(Renaming{{0, 1, 2, 3}, {}, {}}, inst.nodes);
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;
   std::array<unsigned, 2> transition_problems{};  // internal, P3
@@ -624,11 +478,7 @@ Result check(const Instance& inst, const Options& opt) {
     if ((i & 4095u) == 0 && out_of_time()) break;
     if ((i & 65535u) == 0 && i > 0) progress("exploring");
     model.unpack(set.at(i), g);
-    if (opt.liveness) {
-      // 32-bit offsets: more than 4 G targets would need far more memory than this runs in.
-      if (gr.target.size() + 64 > UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 targets");
-      gr.open_state();
-    }
+    if (opt.liveness) gr.open_state();
     batch.clear();
     model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
       batch.push_back(Successor{l, o, next, 0, 0, false});
@@ -672,16 +522,14 @@ Result check(const Instance& inst, const Options& opt) {
         check_state(batch[b].next, idx);
       }
       if (!opt.liveness || l.move == Move::cut || l.move == Move::connect) continue;
-      if (symmetry) gr.target_nodes.push_back(batch[b].nodes), gr.twisted.push_back(batch[b].twisted);
-      gr.add(l, o, idx);
+      gr.add(l, o, idx, batch[b].nodes, batch[b].twisted);
     }
-    if (opt.liveness && gr.close_state(i) && symmetry)
-      gr.target_nodes.push_back(node_map(Renaming{{0, 1, 2, 3}, {}}, inst.nodes)), gr.twisted.push_back(false);
+    if (opt.liveness) gr.close_state(i, identity_nodes);
   }
   res.states = set.size();
   res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   if (opt.liveness) gr.finish();
-  const std::size_t graph_actions = gr.flags.size(), graph_targets = gr.target.size();  // gr is freed early
+  const std::size_t graph_bytes = gr.bytes();  // gr is freed early
 
   if (opt.liveness && !truncated) {
     const std::size_t n = set.size();
@@ -715,12 +563,14 @@ Result check(const Instance& inst, const Options& opt) {
       ++res.deadlock_sweeps;
       for (std::size_t s = n; s-- > 0;) {
         std::uint8_t reach = good[s];
-        for (std::uint64_t t = gr.target_begin[s]; t < gr.target_begin[s + 1] && reach != all_nodes; ++t)
-          reach |= symmetry ? pull(good[gr.target[t]], gr.target_nodes[t], inst.nodes) : good[gr.target[t]];
+        if (reach != all_nodes)
+          gr.each_target(s, [&](const Graph::Target& t) {
+            reach |= symmetry ? pull(good[t.to], t.nodes, inst.nodes) : good[t.to];
+            return reach != all_nodes;
+          });
         if (reach != good[s]) good[s] = reach, grew = true;
       }
     }
-    gr.target_nodes = Column<std::uint8_t>{};  // freed: only the deadlock pass renames sets back
     // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
     for (unsigned u = 0; u < inst.nodes && swept; ++u)
       for (std::size_t s = 0; s < n; ++s) {
@@ -744,7 +594,8 @@ Result check(const Instance& inst, const Options& opt) {
     // union of the regions (some operation pending), so it lies inside a maximal end component of
     // the union: the union is decomposed once over the whole graph, and each node's decomposition
     // starts from the states left in it (usually a small fraction) instead of from every state.
-    std::vector<std::uint8_t> in_any(n, 0), allowed_any;
+    std::vector<std::uint8_t> in_any(n, 0);
+    std::vector<bool> allowed_any;  // a bit per action: 7 bytes per state less than a byte each
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s)
         if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
@@ -760,7 +611,8 @@ Result check(const Instance& inst, const Options& opt) {
         if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
         for (std::size_t s = 0; s < count; ++s)
           st[s] = in_base[s] ? model.packed_state(states.at(s), u) : InitiatorState::idle;
-        std::vector<std::uint8_t> in(count), allowed;
+        std::vector<std::uint8_t> in(count);
+        std::vector<bool> allowed;
         for (std::size_t s = 0; s < count; ++s) in[s] = in_base[s] && st[s] != InitiatorState::idle;
         const auto comp = end_components(fg, in, allowed);
 
@@ -866,9 +718,9 @@ Result check(const Instance& inst, const Options& opt) {
                     }
               }
               std::fprintf(stderr, "\n");
-              fg.each_action(m, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
-                std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], allowed[a]);
-                for (std::uint64_t t = tb; t < te; ++t) std::fprintf(stderr, " %u", fg.target[t]);
+              fg.each_action(m, [&](std::uint64_t a, const Graph::Target* ts, unsigned outcome_count) {
+                std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], static_cast<int>(allowed[a]));
+                for (unsigned t = 0; t < outcome_count; ++t) std::fprintf(stderr, " %u", ts[t].to);
                 std::fprintf(stderr, "\n");
               });
             }
@@ -906,10 +758,10 @@ Result check(const Instance& inst, const Options& opt) {
       twisted_comp.assign(comps, 0);
       for (std::size_t s = 0; s < n; ++s) {
         if (!in_any[s]) continue;
-        gr.each_action(s, [&](std::uint64_t a, std::uint64_t tb, std::uint64_t te) {
+        gr.each_action(s, [&](std::uint64_t a, const Graph::Target* ts, unsigned m) {
           if (!allowed_any[a]) return;
-          for (std::uint64_t t = tb; t < te; ++t)
-            if (gr.twisted[t]) twisted_comp[union_comp[s]] = 1;
+          for (unsigned i = 0; i < m; ++i)
+            if (ts[i].twisted) twisted_comp[union_comp[s]] = 1;
         });
       }
     }
@@ -959,11 +811,10 @@ Result check(const Instance& inst, const Options& opt) {
       }
       release(in_lift);
       std::vector<std::uint8_t> canon(stride);
-      std::vector<std::uint32_t> leaves;  // positions in lg.target that go to the sink
       for (std::uint32_t s = 0; s < lifted.size(); ++s) {
         // The rebuilt states count against the same limit as the stored ones: past it, P7 is not
         // decided (verdict incomplete) rather than the run running out of memory.
-        if (lifted.size() + res.states > opt.max_states || lg.target.size() + 64 > UINT32_MAX) {
+        if (lifted.size() + res.states > opt.max_states) {
           truncated = true;
           res.limit = "states";
           break;
@@ -982,8 +833,7 @@ Result check(const Instance& inst, const Options& opt) {
           model.canonical(next, canon.data());
           if (const std::uint32_t stored = canon_index.find(canon.data());
               stored == UINT32_MAX || lift_comp[stored] != lifted_comp[s]) {
-            leaves.push_back(static_cast<std::uint32_t>(lg.target.size()));
-            lg.add(l, o, 0);  // to the sink, numbered once the states are all known
+            lg.add(l, o, Graph::sink_target);  // to the sink, numbered once the states are all known
             return;
           }
           lg.add(l, o, lifted.insert(buf.data()).first);
@@ -995,10 +845,9 @@ Result check(const Instance& inst, const Options& opt) {
       release(lift_comp);
       release(lifted_comp);
       const auto sink = static_cast<std::uint32_t>(lifted.size());
-      for (std::uint32_t t : leaves) lg.target[t] = sink;
       lg.open_state();  // the sink: a stutter loop
       lg.close_state(sink);
-      lg.finish();
+      lg.finish(sink);
       res.lifted_states = sink;
       if (!truncated) {
         std::vector<std::uint8_t> in_lifted(sink + 1, 1);
@@ -1060,12 +909,9 @@ Result check(const Instance& inst, const Options& opt) {
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, parent (for counterexamples), and in liveness runs
-  // the graph (two offsets per state, a byte of flags per action, a number per target, and under
-  // symmetry reduction a node renaming and a bit per target).
+  // the graph (two offsets per state, a byte of flags per action, the code of the targets).
   res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint32_t) +
-      (opt.liveness && res.states ? (graph_actions * 8 + graph_targets * (symmetry ? 41 : 32)) / 8 / res.states + 8
-                                  : 0);
+      set.bytes_per_state() + sizeof(std::uint32_t) + (opt.liveness && res.states ? graph_bytes / res.states : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,0 +1,269 @@
+// Storage of the exploration: memory regions, columns and the liveness graph (docs/checker.md,
+// Performance). Internal to lmx::check; a header so that tests can reach the graph's code.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "model.hpp"
+
+namespace lmx::check::detail {
+
+/// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
+/// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
+/// lookup also misses the TLB.
+class Region {
+ public:
+  Region() = default;
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  Region(Region&& o) noexcept { swap(o); }
+  Region& operator=(Region&& o) noexcept {
+    Region gone;
+    gone.swap(o);
+    swap(gone);  // the old contents leave with `gone`
+    return *this;
+  }
+  ~Region() {
+    if (base_ != nullptr) munmap(base_, bytes_);
+  }
+  [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  /// Grows to at least `bytes` (contents kept, new bytes zero).
+  void grow(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    bytes = (bytes + huge - 1) / huge * huge;
+    void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                               : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+    base_ = p;
+    bytes_ = bytes;
+  }
+  void swap(Region& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(bytes_, o.bytes_);
+  }
+
+ private:
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// A growable array of trivially copyable values in a Region. Growing remaps instead of copying,
+/// so a push past the capacity never holds two copies at once (a std::vector of a few GB would),
+/// and pages not yet written take no memory.
+template <class T>
+class Column {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  [[nodiscard]] std::size_t size() const { return size_; }
+  void push_back(T v) {
+    if ((size_ + 1) * sizeof(T) > region_.bytes()) region_.grow(std::max<std::size_t>(2 * region_.bytes(), 1 << 21));
+    data()[size_++] = v;
+  }
+  [[nodiscard]] T& operator[](std::size_t i) { return data()[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const { return data()[i]; }
+  [[nodiscard]] const T& back() const { return data()[size_ - 1]; }
+  [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
+  /// Appends the low `len` bytes of `w` (bytes only). The region keeps at least 8 zero bytes past
+  /// the end, so a reader may load 8 bytes at any position before it.
+  void append_word(std::uint64_t w, unsigned len) {
+    static_assert(sizeof(T) == 1);
+    if (size_ + 16 > region_.bytes()) region_.grow(std::max<std::size_t>(2 * region_.bytes(), 1 << 21));
+    std::memcpy(data() + size_, &w, 8);  // the bytes past len are zero, as the region was
+    size_ += len;
+  }
+
+ private:
+  Region region_;
+  std::size_t size_ = 0;
+};
+
+// Task identity of an action (node, move, port or action, message), plus flags.
+constexpr std::uint32_t completes_bit = 1u << 24;
+constexpr std::uint32_t fair_bit = 1u << 25;
+constexpr std::uint32_t task_mask = completes_bit - 1;
+constexpr std::uint32_t stutter_task = task_mask;
+// What the liveness graph keeps of an action: a byte of flags, the node in bits 3..4. The task
+// word itself is needed only for the members of end components, and is recomputed for them.
+constexpr std::uint8_t flag_probabilistic = 1;
+constexpr std::uint8_t flag_completes = 2;
+constexpr std::uint8_t flag_fair = 4;
+
+inline std::uint32_t task_of(const Label& l, const Outcome& o) {
+  std::uint32_t type = 0, fair = fair_bit;
+  switch (l.move) {
+    case Move::guarded: type = 0; break;
+    case Move::unlock: type = 1; break;
+    case Move::deliver: type = 2; break;
+    case Move::lock: type = 3, fair = 0; break;  // the application may never call Lock
+    default: break;
+  }
+  const std::uint32_t a = l.move == Move::deliver || l.move == Move::guarded ? l.a : 0;
+  const std::uint32_t b = l.move == Move::deliver ? l.b : 0;
+  return std::uint32_t{l.node} << 16 | type << 12 | a << 8 | b | fair |
+         ((o.completed_lock || o.completed_unlock) ? completes_bit : 0);
+}
+
+inline std::uint8_t flags_of(const Label& l, const Outcome& o) {
+  const std::uint32_t task = task_of(l, o);
+  return static_cast<std::uint8_t>((l.probabilistic ? flag_probabilistic : 0) |
+                                   ((task & completes_bit) ? flag_completes : 0) | ((task & fair_bit) ? flag_fair : 0) |
+                                   (l.node & 3u) << 3);
+}
+
+/// The liveness graph: actions of node moves (no topology moves). An action has K targets if it
+/// draws a priority (flag_probabilistic) and one otherwise, so a state's targets follow from its
+/// actions without an offset per action.
+///
+/// Targets are stored as a code, not as a number each: a state's targets, in action order, each as
+/// its difference from the previous target (from the state itself for the first), zigzag-mapped
+/// and written as a prefix varint (the first byte's trailing zeros give the length), with the
+/// target's renaming and twisted bit below it under symmetry reduction. Breadth first, the states
+/// first found by one state are numbered consecutively, so most differences are small: about 3
+/// bytes per target instead of 5 (docs/checker.md, Performance, "A coded graph").
+struct Graph {
+  Column<std::uint32_t> state_begin;  ///< first action of each state (size states+1)
+  Column<std::uint8_t> flags;         ///< per action: flags_of
+  unsigned k = 2;
+
+  /// A position in the code: reading the targets of one state, in order.
+  struct Cursor {
+    std::uint64_t pos;
+    std::uint32_t prev;  ///< the previous target read (raw: before the sink is substituted)
+  };
+  /// A target read with its renaming (node_map of the renaming from the successor to the stored
+  /// state) and whether the successor had to be renamed at all (both only under symmetry reduction).
+  struct Target {
+    std::uint32_t to;
+    std::uint8_t nodes;
+    bool twisted;
+  };
+  /// A target that becomes the state numbered in finish(), once it is known (the lifted graph's sink).
+  static constexpr std::uint32_t sink_target = UINT32_MAX;
+
+  /// Under symmetry reduction, targets carry their node renaming (as an index among the
+  /// permutations of `nodes`) and a twisted bit.
+  void keep_renamings(unsigned nodes) {
+    std::array<std::uint8_t, max_nodes> p{};
+    for (unsigned v = 0; v < nodes; ++v) p[v] = static_cast<std::uint8_t>(v);
+    perm_map_.clear();
+    do {
+      unsigned m = 0;
+      for (unsigned v = 0; v < nodes; ++v) m |= unsigned{p[v]} << (2 * v);
+      perm_index_[m] = static_cast<std::uint8_t>(perm_map_.size());
+      perm_map_.push_back(static_cast<std::uint8_t>(m));
+    } while (std::next_permutation(p.begin(), p.begin() + nodes));
+    unsigned bits = 0;
+    while ((std::size_t{1} << bits) < perm_map_.size()) ++bits;
+    meta_bits_ = bits + 1;
+  }
+
+  [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }
+  [[nodiscard]] std::size_t states() const { return state_begin.size() - 1; }  // after finish()
+  [[nodiscard]] std::size_t bytes() const {
+    return state_begin.size() * 4 + flags.size() + code_.size() + code_begin_.size() * 4 + block_base_.size() * 8;
+  }
+
+  /// Starts the actions of the next state.
+  void open_state() {
+    const std::size_t s = state_begin.size();
+    if (flags.size() >= UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 actions");
+    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
+    if ((s & (block - 1)) == 0) block_base_.push_back(code_.size());
+    code_begin_.push_back(static_cast<std::uint32_t>(code_.size() - block_base_.back()));
+    prev_ = static_cast<std::uint32_t>(s);
+  }
+  /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
+  void add(const Label& l, const Outcome& o, std::uint32_t to, std::uint8_t nodes = 0, bool twisted = false) {
+    if (l.prio == 0) flags.push_back(flags_of(l, o));
+    put(to, nodes, twisted);
+  }
+  /// Ends state `self`; if no task was enabled (no node move at all, or only Lock calls, which the
+  /// application may never make), time passes: a stutter step, not a task of any node. Returns
+  /// whether it added that step. `identity`: node_map of the identity renaming.
+  bool close_state(std::uint32_t self, std::uint8_t identity = 0) {
+    for (std::size_t a = state_begin.back(); a < flags.size(); ++a)
+      if (flags[a] & flag_fair) return false;
+    flags.push_back(0);
+    put(self, identity, false);
+    return true;
+  }
+  /// Ends the graph (the offsets' final entries); sink_target reads as `sink` from now on.
+  void finish(std::uint32_t sink = sink_target) {
+    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
+    sink_ = sink;
+  }
+
+  [[nodiscard]] Cursor first(std::size_t s) const {
+    return {block_base_[s / block] + code_begin_[s], static_cast<std::uint32_t>(s)};
+  }
+  /// Reads the next target. Branch-free: the code keeps 8 readable bytes past its end.
+  Target next(Cursor& c) const {
+    std::uint64_t w;
+    std::memcpy(&w, code_.data() + c.pos, 8);
+    const unsigned len = static_cast<unsigned>(__builtin_ctzll(w | 0x100)) + 1;  // at most 6 bytes are written
+    const std::uint64_t v = (w << (64 - 8 * len)) >> (64 - 8 * len) >> len;
+    c.pos += len;
+    const auto z = static_cast<std::uint32_t>(v >> meta_bits_);
+    c.prev += (z >> 1) ^ (0u - (z & 1u));  // zigzag, modulo 2^32
+    const auto meta = static_cast<unsigned>(v & ((1u << meta_bits_) - 1));
+    return {c.prev == sink_target ? sink_ : c.prev, meta_bits_ ? perm_map_[meta >> 1] : std::uint8_t{0},
+            (meta & 1u) != 0};
+  }
+  [[nodiscard]] std::uint32_t next_to(Cursor& c) const { return next(c).to; }
+
+  /// Calls f(action, targets, count) for each action of state s.
+  template <class F>
+  void each_action(std::size_t s, F&& f) const {
+    Cursor c = first(s);
+    std::array<Target, core::k_max> ts;
+    for (std::uint64_t a = state_begin[s]; a < state_begin[s + 1]; ++a) {
+      const unsigned m = outcomes(a);
+      for (unsigned i = 0; i < m; ++i) ts[i] = next(c);
+      f(a, ts.data(), m);
+    }
+  }
+  /// Calls f(target) for each target of state s until f returns false.
+  template <class F>
+  void each_target(std::size_t s, F&& f) const {
+    Cursor c = first(s);
+    for (std::uint64_t a = state_begin[s]; a < state_begin[s + 1]; ++a)
+      for (unsigned i = outcomes(a); i > 0; --i)
+        if (!f(next(c))) return;
+  }
+
+ private:
+  static constexpr std::size_t block = 4096;  ///< states per 64-bit base of the code offsets
+  void put(std::uint32_t to, std::uint8_t nodes, bool twisted) {
+    const auto d = static_cast<std::int32_t>(to - prev_);  // modulo 2^32, read back the same way
+    prev_ = to;
+    const std::uint32_t z = static_cast<std::uint32_t>(d) << 1 ^ static_cast<std::uint32_t>(d >> 31);
+    const std::uint64_t meta = meta_bits_ ? (std::uint64_t{perm_index_[nodes]} << 1 | (twisted ? 1u : 0u)) : 0;
+    const std::uint64_t v = std::uint64_t{z} << meta_bits_ | meta;
+    unsigned len = 1;
+    while (len < 8 && (v >> (7 * len)) != 0) ++len;
+    code_.append_word((v << len | std::uint64_t{1} << (len - 1)), len);
+  }
+  Column<std::uint8_t> code_;
+  Column<std::uint32_t> code_begin_;  ///< per state: where its targets begin, from its block's base
+  std::vector<std::uint64_t> block_base_;
+  std::vector<std::uint8_t> perm_map_;          ///< renaming index -> node_map
+  std::array<std::uint8_t, 256> perm_index_{};  ///< node_map -> renaming index
+  unsigned meta_bits_ = 0;
+  std::uint32_t prev_ = 0;
+  std::uint32_t sink_ = sink_target;
+};
+
+}  // namespace lmx::check::detail

@@ -1,0 +1,133 @@
+// The liveness graph's code of targets (src/check/graph.hpp): every target, renaming and twisted
+// bit written is read back, whatever the differences between consecutive targets.
+#include "../../src/check/graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+using lmx::check::detail::Graph;
+using lmx::check::detail::Label;
+using lmx::check::detail::Move;
+using lmx::check::detail::Outcome;
+
+struct Written {
+  bool probabilistic;
+  std::vector<Graph::Target> targets;
+};
+
+/// The node maps (two bits per node) of every permutation of `nodes` nodes.
+std::vector<std::uint8_t> permutations(unsigned nodes) {
+  std::vector<unsigned> p(nodes);
+  for (unsigned v = 0; v < nodes; ++v) p[v] = v;
+  std::vector<std::uint8_t> maps;
+  do {
+    unsigned m = 0;
+    for (unsigned v = 0; v < nodes; ++v) m |= p[v] << (2 * v);
+    maps.push_back(static_cast<std::uint8_t>(m));
+  } while (std::next_permutation(p.begin(), p.end()));
+  return maps;
+}
+
+/// Builds a graph of `states` states with random actions and targets (near and far, the extremes
+/// of 32 bits, the sink), reads it back three ways and compares.
+void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::uint32_t states = 3000, sink = states;
+  const auto maps = permutations(nodes);
+  Graph gr;
+  gr.k = k;
+  if (renamings) gr.keep_renamings(nodes);
+  std::vector<std::vector<Written>> written(states);
+  auto draw_target = [&](std::uint32_t s) -> std::uint32_t {
+    switch (rng() % 6) {
+      case 0: return s;
+      case 1: return static_cast<std::uint32_t>(std::min<std::uint64_t>(s + rng() % 3, states - 1));
+      case 2: return static_cast<std::uint32_t>(rng() % states);
+      case 3: return Graph::sink_target;
+      case 4: return rng() % 2 ? 0u : UINT32_MAX - 1;  // the largest differences, both signs
+      default: return static_cast<std::uint32_t>(rng());
+    }
+  };
+  for (std::uint32_t s = 0; s < states; ++s) {
+    gr.open_state();
+    const unsigned actions = static_cast<unsigned>(rng() % 5);  // 0: the stutter step closes it
+    for (unsigned a = 0; a < actions; ++a) {
+      Label l;
+      l.move = rng() % 2 ? Move::guarded : Move::deliver;
+      l.node = static_cast<std::uint8_t>(rng() % nodes);
+      l.probabilistic = rng() % 3 == 0;
+      Written w{l.probabilistic, {}};
+      for (unsigned o = 0; o < (l.probabilistic ? k : 1); ++o) {
+        l.prio = static_cast<std::uint8_t>(o);
+        const Graph::Target t{draw_target(s), renamings ? maps[rng() % maps.size()] : std::uint8_t{0},
+                              renamings && rng() % 2 == 1};
+        gr.add(l, Outcome{}, t.to, t.nodes, t.twisted);
+        w.targets.push_back(t);
+      }
+      written[s].push_back(w);
+    }
+    const std::uint8_t identity = renamings ? maps[0] : 0;
+    if (gr.close_state(s, identity)) written[s].push_back(Written{false, {Graph::Target{s, identity, false}}});
+  }
+  gr.finish(sink);
+  ASSERT_EQ(gr.states(), states);
+
+  auto expect_same = [&](const Graph::Target& got, const Graph::Target& want, std::uint32_t s) {
+    const std::uint32_t to = want.to == Graph::sink_target ? sink : want.to;
+    ASSERT_EQ(got.to, to) << "state " << s;
+    ASSERT_EQ(got.nodes, want.nodes) << "state " << s;
+    ASSERT_EQ(got.twisted, want.twisted) << "state " << s;
+  };
+  // Backwards, so that no state is read right after the one before it.
+  for (std::uint32_t s = states; s-- > 0;) {
+    std::size_t i = 0;
+    gr.each_action(s, [&](std::uint64_t a, const Graph::Target* ts, unsigned m) {
+      ASSERT_LT(i, written[s].size());
+      ASSERT_EQ(gr.outcomes(a), written[s][i].targets.size());
+      ASSERT_EQ(m, written[s][i].targets.size());
+      for (unsigned j = 0; j < m; ++j) expect_same(ts[j], written[s][i].targets[j], s);
+      ++i;
+    });
+    ASSERT_EQ(i, written[s].size());
+    std::vector<Graph::Target> flat;
+    for (const Written& w : written[s]) flat.insert(flat.end(), w.targets.begin(), w.targets.end());
+    std::size_t j = 0;
+    gr.each_target(s, [&](const Graph::Target& t) {
+      expect_same(t, flat.at(j++), s);
+      return true;
+    });
+    ASSERT_EQ(j, flat.size());
+    Graph::Cursor c = gr.first(s);
+    for (const Graph::Target& want : flat) expect_same(gr.next(c), want, s);
+  }
+}
+
+TEST(GraphCode, TargetsReadBackWithoutRenamings) {
+  for (std::uint32_t seed = 1; seed <= 4; ++seed) round_trip(3, false, 2 + seed, seed);
+}
+
+TEST(GraphCode, TargetsReadBackWithTheirRenamingsForOneToFourNodes) {
+  for (unsigned nodes = 1; nodes <= 4; ++nodes) round_trip(nodes, true, 32, 100 + nodes);
+}
+
+TEST(GraphCode, NearTargetsTakeOneByte) {
+  // Breadth first, a state's new successors are numbered consecutively: one byte each (two for
+  // the first, a frontier away from the state), which is the point of the code.
+  Graph gr;
+  Label l;
+  const std::size_t before = gr.bytes();
+  gr.open_state();
+  for (std::uint32_t t = 1; t <= 40; ++t) gr.add(l, Outcome{}, t);
+  gr.close_state(0);
+  gr.finish();
+  // 40 targets of one byte, 40 flags, the offsets of one state.
+  EXPECT_EQ(gr.bytes() - before, 40u + 40u + 2 * 4u + 4u + 8u);
+}
+
+}  // namespace
