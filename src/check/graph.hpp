@@ -132,7 +132,7 @@ inline std::uint8_t flags_of(const Label& l, const Outcome& o) {
 /// and written as a prefix varint (the first byte's trailing zeros give the length), with the
 /// target's renaming and twisted bit below it under symmetry reduction. Breadth first, the states
 /// first found by one state are numbered consecutively, so most differences are small: about 3
-/// bytes per target instead of 5 (docs/checker.md, Performance, "A coded graph").
+/// bytes per target instead of 5 (docs/checker.md, Performance, "A coded liveness graph").
 struct Graph {
   Column<std::uint32_t> state_begin;  ///< first action of each state (size states+1)
   Column<std::uint8_t> flags;         ///< per action: flags_of
