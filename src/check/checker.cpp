@@ -108,6 +108,7 @@ class StateSet {
   [[nodiscard]] const std::uint8_t* at(std::size_t i) const { return arena_.data() + i * stride_; }
   /// Makes room for `extra` insertions without growing the index (so prefetched slots stay valid).
   void reserve(std::size_t extra) {
+    if (arena_.in_file()) throw std::logic_error("check: an insertion into states moved to a file");
     while ((count_ + extra) * 10 > slots_ * 7) grow();  // load factor at most 0.7
     if ((count_ + extra) * stride_ > arena_.bytes())
       arena_.grow(std::max((count_ + extra) * stride_, 2 * arena_.bytes()));
@@ -155,6 +156,8 @@ class StateSet {
   }
   /// Frees the index (lookups and insertions need restore_index() first); the states stay.
   void release_index() { table_ = Region{}; }
+  /// Moves the stored states to a temporary file (Region::move_to_file): no insertions after it.
+  bool move_states_to_file() { return arena_.move_to_file(count_ * stride_); }
   /// Builds the index again from the stored states.
   void restore_index() {
     if (table_.bytes() != 0) return;
@@ -249,8 +252,10 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
     std::uint32_t left;           // its targets not read yet
     bool root;                    // no state visited before this one is reachable (yet)
   };
-  std::vector<std::uint32_t> stack;  // visited states whose component is open, not roots
-  std::vector<Call> calls;
+  // Columns, not vectors: on a large graph nearly every state is on `stack` at once (one giant
+  // component), and a vector doubling past a gigabyte would briefly hold two copies.
+  Column<std::uint32_t> stack;  // visited states whose component is open, not roots
+  Column<Call> calls;
   std::vector<std::uint8_t> redo(n, 0), dirty;  // per state: in a component to decompose; per component id
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
@@ -399,7 +404,7 @@ Result check(const Instance& inst, const Options& opt) {
   const std::size_t stride = model.stride();
   StateSet set(stride);
   std::vector<std::uint8_t> buf(stride);
-  Column<std::uint32_t> parent;
+  FileColumn<std::uint32_t> parent;  // read only for counterexamples: kept on disk
   Graph gr;
   gr.k = inst.k;
   if (symmetry) gr.keep_renamings(inst.nodes);
@@ -537,6 +542,10 @@ Result check(const Instance& inst, const Options& opt) {
     // memory: rebuilding concrete states (below) looks canonical forms up in its own set, and only
     // the report of a fair end component of rebuilt states builds the index again.
     set.release_index();
+    // The analysis reads the stored states in order (and a few members of end components), so
+    // they go to a temporary file for it, mapped where they were: the kernel keeps what it has
+    // room for. On the largest runs that is 8 GB that the graph's decomposition needs.
+    set.move_states_to_file();  // if no file can be made, they stay in memory
     // Which completions are reachable, for all nodes at once: good[s] holds the nodes a completion
     // of which is reachable from s by node moves, the least solution of good[s] = (nodes completing
     // at s) | good[t] for every target t of s. Under symmetry reduction an edge leads to a renamed
@@ -908,10 +917,10 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
-  // Stored per state: packed state and index, parent (for counterexamples), and in liveness runs
+  // Stored per state in memory: packed state and index, and in liveness runs
   // the graph (two offsets per state, a byte of flags per action, the code of the targets).
-  res.bytes_per_state =
-      set.bytes_per_state() + sizeof(std::uint32_t) + (opt.liveness && res.states ? graph_bytes / res.states : 0);
+  res.bytes_per_state = set.bytes_per_state() + (parent.in_file() ? 0 : sizeof(std::uint32_t)) +
+                        (opt.liveness && res.states ? graph_bytes / res.states : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -40,6 +42,7 @@ class Region {
   /// Grows to at least `bytes` (contents kept, new bytes zero).
   void grow(std::size_t bytes) {
     if (bytes <= bytes_) return;
+    if (in_file_) throw std::logic_error("check: growing a region moved to a file");
     bytes = (bytes + huge - 1) / huge * huge;
     void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                                : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
@@ -51,12 +54,39 @@ class Region {
   void swap(Region& o) noexcept {
     std::swap(base_, o.base_);
     std::swap(bytes_, o.bytes_);
+    std::swap(in_file_, o.in_file_);
   }
+  /// Moves the first `used` bytes to an unnamed temporary file mapped read-only in their place, and
+  /// frees the memory: the kernel keeps the pages it has room for and reads the others back, so
+  /// data read only in order (the stored states, in the analysis) no longer takes memory the
+  /// analysis needs. Returns false, and keeps the memory, if no file can be made or written.
+  bool move_to_file(std::size_t used) {
+    if (in_file_ || base_ == nullptr || used == 0) return in_file_;
+    std::FILE* file = std::tmpfile();
+    if (file == nullptr) return false;
+    const int fd = fileno(file);
+    bool written = true;
+    for (std::size_t done = 0; done < used && written;) {
+      const ssize_t n = ::write(fd, data() + done, std::min<std::size_t>(used - done, std::size_t{1} << 30));
+      written = n > 0;
+      if (written) done += static_cast<std::size_t>(n);
+    }
+    void* p = written ? mmap(nullptr, used, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    std::fclose(file);  // the mapping keeps the (unlinked) file until it is unmapped
+    if (p == MAP_FAILED) return false;
+    munmap(base_, bytes_);
+    base_ = p;
+    bytes_ = used;
+    in_file_ = true;
+    return true;
+  }
+  [[nodiscard]] bool in_file() const { return in_file_; }
 
  private:
   static constexpr std::size_t huge = std::size_t{2} << 20;
   void* base_ = nullptr;
   std::size_t bytes_ = 0;
+  bool in_file_ = false;
 };
 
 /// A growable array of trivially copyable values in a Region. Growing remaps instead of copying,
@@ -75,6 +105,9 @@ class Column {
   [[nodiscard]] T& operator[](std::size_t i) { return data()[i]; }
   [[nodiscard]] const T& operator[](std::size_t i) const { return data()[i]; }
   [[nodiscard]] const T& back() const { return data()[size_ - 1]; }
+  [[nodiscard]] T& back() { return data()[size_ - 1]; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  void pop_back() { --size_; }
   [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
   /// Appends the low `len` bytes of `w` (bytes only). The region keeps at least 8 zero bytes past
   /// the end, so a reader may load 8 bytes at any position before it.
@@ -88,6 +121,55 @@ class Column {
  private:
   Region region_;
   std::size_t size_ = 0;
+};
+
+/// An append-only array of values read back rarely and one at a time (the parent links, read only
+/// to write counterexamples), kept in an unnamed temporary file instead of memory: 4 bytes per
+/// stored state that the largest runs need for the graph. Appends go through a buffer; a read
+/// flushes it. Where no temporary file can be made, the values stay in memory.
+template <class T>
+class FileColumn {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  explicit FileColumn(bool use_file = true) : file_(use_file ? std::tmpfile() : nullptr) {}
+  FileColumn(const FileColumn&) = delete;
+  FileColumn& operator=(const FileColumn&) = delete;
+  ~FileColumn() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  [[nodiscard]] bool in_file() const { return file_ != nullptr; }
+  [[nodiscard]] std::size_t size() const { return file_ == nullptr ? memory_.size() : flushed_ + buffer_.size(); }
+  void push_back(T v) {
+    if (file_ == nullptr) {
+      memory_.push_back(v);
+      return;
+    }
+    buffer_.push_back(v);
+    if (buffer_.size() == buffered) flush();
+  }
+  [[nodiscard]] T operator[](std::size_t i) {
+    if (file_ == nullptr) return memory_[i];
+    if (i >= flushed_) return buffer_[i - flushed_];
+    T v;
+    const auto at = static_cast<off_t>(i * sizeof(T));
+    if (pread(fileno(file_), &v, sizeof(T), at) != static_cast<ssize_t>(sizeof(T)))
+      throw std::runtime_error("check: cannot read back the temporary file of parent links");
+    return v;
+  }
+
+ private:
+  static constexpr std::size_t buffered = std::size_t{1} << 16;
+  void flush() {
+    if (std::fwrite(buffer_.data(), sizeof(T), buffer_.size(), file_) != buffer_.size() || std::fflush(file_) != 0)
+      throw std::runtime_error("check: cannot write the temporary file of parent links (disk full?)");
+    flushed_ += buffer_.size();
+    buffer_.clear();
+  }
+  std::FILE* file_;
+  std::vector<T> buffer_;
+  std::size_t flushed_ = 0;
+  Column<T> memory_;
 };
 
 // Task identity of an action (node, move, port or action, message), plus flags.

@@ -131,3 +131,35 @@ TEST(GraphCode, NearTargetsTakeOneByte) {
 }
 
 }  // namespace
+
+namespace {
+
+using lmx::check::detail::FileColumn;
+
+/// Writes values past several flushes of the buffer and reads them back in a scattered order:
+/// flushed ones from the file, the last ones from the buffer.
+void file_column_round_trip(bool use_file) {
+  FileColumn<std::uint32_t> column(use_file);
+  std::mt19937 rng(7);
+  std::vector<std::uint32_t> written;
+  for (std::size_t i = 0; i < 3 * 65536 + 1234; ++i) {
+    written.push_back(static_cast<std::uint32_t>(rng()));
+    column.push_back(written.back());
+  }
+  ASSERT_EQ(column.size(), written.size());
+  for (std::size_t i = 0; i < written.size(); i += 997) ASSERT_EQ(column[i], written[i]) << "at " << i;
+  for (std::size_t i = written.size() - 1300; i < written.size(); ++i) ASSERT_EQ(column[i], written[i]) << "at " << i;
+  column.push_back(42);  // appending after reads
+  EXPECT_EQ(column[written.size()], 42u);
+  EXPECT_EQ(column[0], written[0]);
+}
+
+TEST(FileColumn, ValuesReadBackFromTheFileAndTheBuffer) {
+  FileColumn<std::uint32_t> probe;
+  ASSERT_TRUE(probe.in_file()) << "no temporary file could be made here";
+  file_column_round_trip(true);
+}
+
+TEST(FileColumn, ValuesReadBackFromMemoryWithoutAFile) { file_column_round_trip(false); }
+
+}  // namespace
