@@ -408,6 +408,7 @@ Result check(const Instance& inst, const Options& opt) {
   Graph gr;
   gr.k = inst.k;
   if (symmetry) gr.keep_renamings(inst.nodes);
+  if (opt.graph_on_disk && opt.liveness) gr.keep_in_files();
   const std::uint8_t identity_nodes = node_map(Renaming{{0, 1, 2, 3}, {}, {}}, inst.nodes);
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;

@@ -2,6 +2,7 @@
 // Performance). Internal to lmx::check; a header so that tests can reach the graph's code.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,7 +22,9 @@ namespace lmx::check::detail {
 
 /// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
 /// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
-/// lookup also misses the TLB.
+/// lookup also misses the TLB. Or, after keep_in_file(), a shared mapping of an unnamed temporary
+/// file: the kernel writes its pages back and may drop them when memory runs short, and reads
+/// them in again when they are touched.
 class Region {
  public:
   Region() = default;
@@ -36,6 +39,16 @@ class Region {
   }
   ~Region() {
     if (base_ != nullptr) munmap(base_, bytes_);
+    if (fd_ >= 0) close(fd_);
+  }
+  /// From now on the region lives in a temporary file (before it first grows). Throws if no file
+  /// can be made.
+  void keep_in_file() {
+    if (base_ != nullptr || fd_ >= 0) throw std::logic_error("check: a region moved to a file after use");
+    std::FILE* file = std::tmpfile();
+    fd_ = file == nullptr ? -1 : dup(fileno(file));
+    if (file != nullptr) std::fclose(file);  // the descriptor keeps the unlinked file
+    if (fd_ < 0) throw std::runtime_error("check: cannot make a temporary file for the liveness graph");
   }
   [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
   [[nodiscard]] std::size_t bytes() const { return bytes_; }
@@ -44,10 +57,15 @@ class Region {
     if (bytes <= bytes_) return;
     if (in_file_) throw std::logic_error("check: growing a region moved to a file");
     bytes = (bytes + huge - 1) / huge * huge;
-    void* p = base_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                               : mremap(base_, bytes_, bytes, MREMAP_MAYMOVE);
+    // The file's blocks are allocated before they are mapped: a full disk is an error here, not
+    // a fault when a page is first written.
+    if (fd_ >= 0 && posix_fallocate(fd_, 0, static_cast<off_t>(bytes)) != 0)
+      throw std::runtime_error("check: cannot grow the liveness graph's temporary file (disk full?)");
+    void* p = base_ != nullptr ? mremap(base_, bytes_, bytes, MREMAP_MAYMOVE)
+              : fd_ >= 0       ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0)
+                               : mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+    if (fd_ < 0) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
     base_ = p;
     bytes_ = bytes;
   }
@@ -55,13 +73,14 @@ class Region {
     std::swap(base_, o.base_);
     std::swap(bytes_, o.bytes_);
     std::swap(in_file_, o.in_file_);
+    std::swap(fd_, o.fd_);
   }
   /// Moves the first `used` bytes to an unnamed temporary file mapped read-only in their place, and
   /// frees the memory: the kernel keeps the pages it has room for and reads the others back, so
   /// data read only in order (the stored states, in the analysis) no longer takes memory the
   /// analysis needs. Returns false, and keeps the memory, if no file can be made or written.
   bool move_to_file(std::size_t used) {
-    if (in_file_ || base_ == nullptr || used == 0) return in_file_;
+    if (in_file_ || fd_ >= 0 || base_ == nullptr || used == 0) return in_file_ || fd_ >= 0;
     std::FILE* file = std::tmpfile();
     if (file == nullptr) return false;
     const int fd = fileno(file);
@@ -74,6 +93,8 @@ class Region {
     void* p = written ? mmap(nullptr, used, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     std::fclose(file);  // the mapping keeps the (unlinked) file until it is unmapped
     if (p == MAP_FAILED) return false;
+    // Read in order: the kernel may read ahead, and drop these pages first when memory is short.
+    madvise(p, used, MADV_SEQUENTIAL);
     munmap(base_, bytes_);
     base_ = p;
     bytes_ = used;
@@ -86,7 +107,8 @@ class Region {
   static constexpr std::size_t huge = std::size_t{2} << 20;
   void* base_ = nullptr;
   std::size_t bytes_ = 0;
-  bool in_file_ = false;
+  bool in_file_ = false;  ///< moved to a file, read-only
+  int fd_ = -1;           ///< kept in this file (keep_in_file), read-write
 };
 
 /// A growable array of trivially copyable values in a Region. Growing remaps instead of copying,
@@ -109,6 +131,8 @@ class Column {
   [[nodiscard]] bool empty() const { return size_ == 0; }
   void pop_back() { --size_; }
   [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
+  /// Keeps the values in a temporary file (Region::keep_in_file); before the first push.
+  void keep_in_file() { region_.keep_in_file(); }
   /// Appends the low `len` bytes of `w` (bytes only). The region keeps at least 8 zero bytes past
   /// the end, so a reader may load 8 bytes at any position before it.
   void append_word(std::uint64_t w, unsigned len) {
@@ -250,6 +274,15 @@ struct Graph {
     unsigned bits = 0;
     while ((std::size_t{1} << bits) < perm_map_.size()) ++bits;
     meta_bits_ = bits + 1;
+  }
+
+  /// Keeps the graph in temporary files (Region::keep_in_file), before the first state: during
+  /// the exploration, which only appends to it, its pages can leave memory for the stored states.
+  void keep_in_files() {
+    state_begin.keep_in_file();
+    flags.keep_in_file();
+    code_.keep_in_file();
+    code_begin_.keep_in_file();
   }
 
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -35,14 +36,17 @@ std::vector<std::uint8_t> permutations(unsigned nodes) {
 }
 
 /// Builds a graph of `states` states with random actions and targets (near and far, the extremes
-/// of 32 bits, the sink), reads it back three ways and compares.
-void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed) {
+/// of 32 bits, the sink), reads it back three ways and compares. `in_files`: the graph kept in
+/// temporary files (Graph::keep_in_files), with states enough that its code grows past the first
+/// mapping several times.
+void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed, bool in_files = false) {
   std::mt19937_64 rng(seed);
-  const std::uint32_t states = 3000, sink = states;
+  const std::uint32_t states = in_files ? 400000 : 3000, sink = states;
   const auto maps = permutations(nodes);
   Graph gr;
   gr.k = k;
   if (renamings) gr.keep_renamings(nodes);
+  if (in_files) gr.keep_in_files();
   std::vector<std::vector<Written>> written(states);
   auto draw_target = [&](std::uint32_t s) -> std::uint32_t {
     switch (rng() % 6) {
@@ -77,6 +81,9 @@ void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed) 
   }
   gr.finish(sink);
   ASSERT_EQ(gr.states(), states);
+  if (in_files) {
+    ASSERT_GT(gr.bytes(), std::size_t{8} << 20) << "the code should have outgrown its first mappings";
+  }
 
   auto expect_same = [&](const Graph::Target& got, const Graph::Target& want, std::uint32_t s) {
     const std::uint32_t to = want.to == Graph::sink_target ? sink : want.to;
@@ -114,6 +121,13 @@ TEST(GraphCode, TargetsReadBackWithoutRenamings) {
 
 TEST(GraphCode, TargetsReadBackWithTheirRenamingsForOneToFourNodes) {
   for (unsigned nodes = 1; nodes <= 4; ++nodes) round_trip(nodes, true, 32, 100 + nodes);
+}
+
+TEST(GraphCode, TargetsReadBackFromTemporaryFiles) {
+  round_trip(3, true, 3, 7, true);
+  Graph gr;
+  gr.open_state();
+  EXPECT_THROW(gr.keep_in_files(), std::logic_error);  // only before the first state
 }
 
 TEST(GraphCode, NearTargetsTakeOneByte) {

@@ -167,3 +167,17 @@ TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   EXPECT_EQ(i["deferred_writes"], 0);
   EXPECT_LE(d["bytes_per_node"].get<double>(), 200.0);
 }
+
+// --graph-on-disk changes where the liveness graph lives, not what the run finds.
+TEST(Check, GraphOnDiskFindsTheSame) {
+  const std::string args =
+      "check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 1 --json";
+  const auto a = run_lmx(args);
+  const auto b = run_lmx(args + " --graph-on-disk");
+  EXPECT_EQ(a.exit_code, 1) << a.out;
+  EXPECT_EQ(b.exit_code, 1) << b.out;
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  for (const char* key : {"verdict", "states", "transitions", "lifted_states", "violations"})
+    EXPECT_EQ(ja.at(key), jb.at(key)) << key;
+  EXPECT_FALSE(ja.at("violations").empty());
+}

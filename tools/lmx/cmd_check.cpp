@@ -19,7 +19,7 @@ struct Args {
   unsigned nodes = 2, delta = 1, k = 2, max_changes = 0;
   std::string locks = "1";
   std::string edges = "0-1";
-  bool json = false, safety_only = false, no_symmetry = false;
+  bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false;
   std::string write_dir, replay;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
@@ -60,6 +60,9 @@ const lmx::cli::Register reg{
                      "invariants only: P1-P4, P3 and the core's checks (no graph kept)");
        cmd->add_flag("--no-symmetry", a.no_symmetry,
                      "explore every state, without reducing by renaming nodes and ports");
+       cmd->add_flag("--graph-on-disk", a.graph_on_disk,
+                     "keep the liveness graph in a temporary file, so that its pages may leave memory while "
+                     "exploring (for runs larger than memory; same results)");
        cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
@@ -86,6 +89,7 @@ const lmx::cli::Register reg{
          lmx::check::Options opt;
          opt.liveness = !a.safety_only;
          opt.symmetry = !a.no_symmetry;
+         opt.graph_on_disk = a.graph_on_disk;
          opt.max_states = a.max_states;
          if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
          opt.max_seconds = a.max_seconds;

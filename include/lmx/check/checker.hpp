@@ -50,6 +50,11 @@ struct Options {
   bool symmetry = true;  ///< reduce by renaming nodes and ports (both are anonymous to the algorithm)
   bool liveness = true;  ///< deadlock and P7 (needs the transition graph in memory)
   std::uint64_t max_states = 60'000'000;
+  /// Keep the liveness graph in temporary files, mapped, instead of anonymous memory: during the
+  /// exploration, which only appends to it, the kernel may write its pages out to make room for
+  /// the stored states. For runs whose graph and stored states do not fit in memory together; the
+  /// analysis reads the graph at random and is slow unless the graph then fits. Same results.
+  bool graph_on_disk = false;
   /// Stop after this many wall-clock seconds (0: no limit). Like max_states, a run stopped by it
   /// reports "incomplete": it bounds a sweep's time, and decides nothing that depends on it.
   double max_seconds = 0;
