@@ -807,6 +807,7 @@ Result check(const Instance& inst, const Options& opt) {
       std::vector<std::uint32_t> lifted_comp;  // per rebuilt state: its component
       Graph lg;
       lg.k = inst.k;
+      if (opt.graph_on_disk) lg.keep_in_files();  // the rebuilt graph, too, is only appended to first
       Global c;
       {
         std::vector<std::uint8_t> seeded;
