@@ -149,8 +149,9 @@ class Column {
 
 /// An append-only array of values read back rarely and one at a time (the parent links, read only
 /// to write counterexamples), kept in an unnamed temporary file instead of memory: 4 bytes per
-/// stored state that the largest runs need for the graph. Appends go through a buffer; a read
-/// flushes it. Where no temporary file can be made, the values stay in memory.
+/// stored state that the largest runs need for the graph. Appends go through a buffer, written
+/// out when full; a read takes a value from the buffer or the file. Where no temporary file can be
+/// made, the values stay in memory.
 template <class T>
 class FileColumn {
   static_assert(std::is_trivially_copyable_v<T>);
