@@ -919,8 +919,9 @@ Result check(const Instance& inst, const Options& opt) {
   }
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
-  // Stored per state in memory: packed state and index, and in liveness runs
-  // the graph (two offsets per state, a byte of flags per action, the code of the targets).
+  // Stored per state: packed state and index, the parent only if it could not go to a file, and in
+  // liveness runs the graph (two offsets per state, a byte of flags per action, the code of the
+  // targets), counted in files too with graph_on_disk.
   res.bytes_per_state = set.bytes_per_state() + (parent.in_file() ? 0 : sizeof(std::uint32_t)) +
                         (opt.liveness && res.states ? graph_bytes / res.states : 0);
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
