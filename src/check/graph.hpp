@@ -20,6 +20,27 @@
 
 namespace lmx::check::detail {
 
+/// A descriptor of a new unnamed temporary file (deleted when the last descriptor or mapping of it
+/// goes), or -1 if none can be made.
+inline int temporary_file() {
+  std::FILE* file = std::tmpfile();
+  if (file == nullptr) return -1;
+  const int fd = dup(fileno(file));
+  std::fclose(file);
+  return fd;
+}
+
+/// Writes all `n` bytes at `p` to `fd`; false on an error (a full disk).
+inline bool write_all(int fd, const void* p, std::size_t n) {
+  const auto* bytes = static_cast<const std::uint8_t*>(p);
+  while (n > 0) {
+    const ssize_t written = ::write(fd, bytes, std::min<std::size_t>(n, std::size_t{1} << 30));
+    if (written <= 0) return false;
+    bytes += written, n -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
 /// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
 /// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
 /// lookup also misses the TLB. Or, after keep_in_file(), a shared mapping of an unnamed temporary
@@ -45,9 +66,7 @@ class Region {
   /// can be made.
   void keep_in_file() {
     if (base_ != nullptr || fd_ >= 0) throw std::logic_error("check: a region moved to a file after use");
-    std::FILE* file = std::tmpfile();
-    fd_ = file == nullptr ? -1 : dup(fileno(file));
-    if (file != nullptr) std::fclose(file);  // the descriptor keeps the unlinked file
+    fd_ = temporary_file();
     if (fd_ < 0) throw std::runtime_error("check: cannot make a temporary file for the liveness graph");
   }
   [[nodiscard]] std::uint8_t* data() const { return static_cast<std::uint8_t*>(base_); }
@@ -81,17 +100,10 @@ class Region {
   /// analysis needs. Returns false, and keeps the memory, if no file can be made or written.
   bool move_to_file(std::size_t used) {
     if (in_file_ || fd_ >= 0 || base_ == nullptr || used == 0) return in_file_ || fd_ >= 0;
-    std::FILE* file = std::tmpfile();
-    if (file == nullptr) return false;
-    const int fd = fileno(file);
-    bool written = true;
-    for (std::size_t done = 0; done < used && written;) {
-      const ssize_t n = ::write(fd, data() + done, std::min<std::size_t>(used - done, std::size_t{1} << 30));
-      written = n > 0;
-      if (written) done += static_cast<std::size_t>(n);
-    }
-    void* p = written ? mmap(nullptr, used, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    std::fclose(file);  // the mapping keeps the (unlinked) file until it is unmapped
+    const int fd = temporary_file();
+    if (fd < 0) return false;
+    void* p = write_all(fd, data(), used) ? mmap(nullptr, used, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);  // the mapping keeps the (unlinked) file until it is unmapped
     if (p == MAP_FAILED) return false;
     // Read in order: the kernel may read ahead, and drop these pages first when memory is short.
     madvise(p, used, MADV_SEQUENTIAL);
@@ -157,16 +169,16 @@ class FileColumn {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  explicit FileColumn(bool use_file = true) : file_(use_file ? std::tmpfile() : nullptr) {}
+  explicit FileColumn(bool use_file = true) : fd_(use_file ? temporary_file() : -1) {}
   FileColumn(const FileColumn&) = delete;
   FileColumn& operator=(const FileColumn&) = delete;
   ~FileColumn() {
-    if (file_ != nullptr) std::fclose(file_);
+    if (fd_ >= 0) close(fd_);
   }
-  [[nodiscard]] bool in_file() const { return file_ != nullptr; }
-  [[nodiscard]] std::size_t size() const { return file_ == nullptr ? memory_.size() : flushed_ + buffer_.size(); }
+  [[nodiscard]] bool in_file() const { return fd_ >= 0; }
+  [[nodiscard]] std::size_t size() const { return fd_ < 0 ? memory_.size() : flushed_ + buffer_.size(); }
   void push_back(T v) {
-    if (file_ == nullptr) {
+    if (fd_ < 0) {
       memory_.push_back(v);
       return;
     }
@@ -174,11 +186,11 @@ class FileColumn {
     if (buffer_.size() == buffered) flush();
   }
   [[nodiscard]] T operator[](std::size_t i) {
-    if (file_ == nullptr) return memory_[i];
+    if (fd_ < 0) return memory_[i];
     if (i >= flushed_) return buffer_[i - flushed_];
     T v;
     const auto at = static_cast<off_t>(i * sizeof(T));
-    if (pread(fileno(file_), &v, sizeof(T), at) != static_cast<ssize_t>(sizeof(T)))
+    if (pread(fd_, &v, sizeof(T), at) != static_cast<ssize_t>(sizeof(T)))
       throw std::runtime_error("check: cannot read back the temporary file of parent links");
     return v;
   }
@@ -186,12 +198,12 @@ class FileColumn {
  private:
   static constexpr std::size_t buffered = std::size_t{1} << 16;
   void flush() {
-    if (std::fwrite(buffer_.data(), sizeof(T), buffer_.size(), file_) != buffer_.size() || std::fflush(file_) != 0)
+    if (!write_all(fd_, buffer_.data(), buffer_.size() * sizeof(T)))
       throw std::runtime_error("check: cannot write the temporary file of parent links (disk full?)");
     flushed_ += buffer_.size();
     buffer_.clear();
   }
-  std::FILE* file_;
+  int fd_;
   std::vector<T> buffer_;
   std::size_t flushed_ = 0;
   Column<T> memory_;
