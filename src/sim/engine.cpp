@@ -178,7 +178,9 @@ class EngineImpl final : public Engine {
         delay_target_(s.delivery.kind == "delay-target"),
         oldest_first_(s.delivery.kind == "oldest"),
         auto_workload_(s.workload.kind == "auto"),
-        skip_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p) {
+        skip_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p),
+        trials_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p),
+        trials_by_word_(s.activation.kind == "synchronous" || s.activation.p >= 1.0 / 16) {
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
     // reach this check instead.
@@ -776,34 +778,45 @@ class EngineImpl final : public Engine {
     ++deferred_writes_;
     if (++deferred_count_ >= deferred_cap_) apply_deferred();
   }
+  /// Where a field of a Channel lies in the record read as one native 8-byte word.
+  static constexpr unsigned field_shift(std::size_t offset, std::size_t size) {
+    return static_cast<unsigned>(std::endian::native == std::endian::little ? 8 * offset
+                                                                            : 8 * (sizeof(Channel) - offset - size));
+  }
   /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
   /// tick it was sent in.
   void apply_write(Channel* base, std::uint32_t e, std::uint16_t stamp) {
     Channel& ch = base[e >> entry_shift];
-    const unsigned k = ch.count;
+    std::uint64_t record;
+    std::memcpy(&record, &ch, sizeof record);
+    constexpr unsigned count_at = field_shift(offsetof(Channel, count), 1),
+                       outgoing_at = field_shift(offsetof(Channel, outgoing), 1);
+    const unsigned k = static_cast<std::uint8_t>(record >> count_at);
     const bool message = (e & 1) == entry_message;
     // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
     // said so), so a message takes an inline slot.
     if (unsigned(message) & unsigned(k >= inline_slots)) [[unlikely]]
       throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
-    // Both outcomes computed on the record's 8 bytes, one kept: the entry's kind is random, and a
-    // branch on it mispredicted on about half of the writes.
-    std::uint64_t record;
-    std::memcpy(&record, &ch, sizeof record);
-    Channel arrived = ch;
+    // Both outcomes computed on the record's 8 bytes as one word, one kept: the entry's kind is
+    // random, and a branch on it mispredicted on about half of the writes. (Building the arrival
+    // in a Channel and reloading it as a word stalled on every write: a load cannot be forwarded
+    // from the three narrower stores just made into its bytes.)
     const unsigned slot = k & (inline_slots - 1);  // k itself for a message
-    arrived.byte[slot] = static_cast<std::uint8_t>(e >> 1), arrived.stamp[slot] = stamp;
-    arrived.count = static_cast<std::uint8_t>(k + 1);
-    std::uint64_t arrived_record;
-    std::memcpy(&arrived_record, &arrived, sizeof arrived_record);
-    constexpr unsigned outgoing_byte = std::endian::native == std::endian::little
-                                           ? offsetof(Channel, outgoing)
-                                           : sizeof(Channel) - 1 - offsetof(Channel, outgoing);
-    const std::uint64_t delivered_record = record - (std::uint64_t{1} << (8 * outgoing_byte));
+    const unsigned stamp_at =
+                       field_shift(offsetof(Channel, stamp) + slot * sizeof(std::uint16_t), sizeof(std::uint16_t)),
+                   byte_at = field_shift(offsetof(Channel, byte) + slot, 1);
+    const std::uint64_t arrived_record =
+        ((record & ~(std::uint64_t{0xFFFF} << stamp_at) & ~(std::uint64_t{0xFF} << byte_at)) |
+         std::uint64_t{stamp} << stamp_at | std::uint64_t{(e >> 1) & 0xFFu} << byte_at) +
+        (std::uint64_t{1} << count_at);  // k + 1 <= inline_slots: no carry out of the count
+    const std::uint64_t delivered_record = record - (std::uint64_t{1} << outgoing_at);
     const std::uint64_t keep = std::uint64_t{0} - std::uint64_t{message};  // all ones for a message
     record = (arrived_record & keep) | (delivered_record & ~keep);
     std::memcpy(&ch, &record, sizeof record);
   }
+  /// Entries apply_block prefetches ahead: each write is one miss at a random place in the block,
+  /// and 32 in flight rather than 8 made `lmx bench` about 1.1 times faster (docs/simulator.md).
+  static constexpr std::size_t apply_prefetch_distance = 32;
   void apply_block(std::size_t b) {
     WriteList& list = deferred_[b];
     const std::size_t size = list.size(), carried = carried_[b];
@@ -812,7 +825,8 @@ class EngineImpl final : public Engine {
     // its base is the end of the array.
     Channel* base = channels_.data() + block_base(b);
     for (std::size_t i = 0; i < size; ++i) {
-      if (i + 8 < size) __builtin_prefetch(base + (list[i + 8] >> entry_shift), 1);
+      if (i + apply_prefetch_distance < size)
+        __builtin_prefetch(base + (list[i + apply_prefetch_distance] >> entry_shift), 1);
       apply_write(base, list[i], i < carried ? carried_stamp_ : now16());
     }
     deferred_count_ -= size;
@@ -1027,7 +1041,7 @@ class EngineImpl final : public Engine {
       deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
     }
     block_ = ~std::size_t{0};
-    for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) {
+    auto visit = [&](std::uint64_t u) {
       if (batching_ && (u >> block_shift_) != block_) {
         block_ = u >> block_shift_, entered_[block_] = round;
         apply_block(block_);
@@ -1040,6 +1054,17 @@ class EngineImpl final : public Engine {
       for (prefetched = std::max(prefetched, static_cast<NodeId>(u)); prefetched < ahead; ++prefetched)
         prefetch_neighbour_channels(prefetched);
       activate(static_cast<NodeId>(u));
+    };
+    if (trials_by_word_) {
+      // Each node is activated with probability p, independently: 64 nodes' trials per word.
+      for (std::uint64_t base = 0; base < n_; base += 64) {
+        std::uint64_t chosen = act_rng_.bernoulli64(trials_);
+        if (n_ - base < 64) chosen &= (std::uint64_t{1} << (n_ - base)) - 1;
+        for (; chosen != 0; chosen &= chosen - 1) visit(base + static_cast<unsigned>(std::countr_zero(chosen)));
+      }
+    } else {
+      // For small p, skip the gaps between activated nodes: one draw per activation.
+      for (std::uint64_t u = act_rng_.geometric(skip); u < n_; u += 1 + act_rng_.geometric(skip)) visit(u);
     }
     if (batching_) {
       // The writes for blocks the scan has passed wait for the next round's scan, which applies
@@ -1532,9 +1557,10 @@ class EngineImpl final : public Engine {
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
   bool injected_on_free_port_ = false;  ///< inject_message wrote to a port without an edge
-  /// Nodes per block of the scan: 2^12 (their channel records fill about L2); tests use smaller
+  /// Nodes per block of the scan: 2^14 (tuned with `lmx bench`: their channel records, 1.1 MiB at
+  /// Delta = 8, are about L2, and fewer lists keep more of their ends in cache); tests use smaller
   /// blocks to make blocks that a round's scan does not enter common.
-  const unsigned block_shift_ = std::min(12u, opt_.scan_block_shift);
+  const unsigned block_shift_ = std::min(14u, opt_.scan_block_shift);
   const bool keep_outgoing_ = defer_writes();  ///< `Channel::outgoing` is kept (deferred writes)
   bool batching_ = false;                      ///< writes are deferred (semi-synchronous scan)
   std::size_t block_ = ~std::size_t{0};        ///< the block the scan is in
@@ -1579,7 +1605,11 @@ class EngineImpl final : public Engine {
   std::chrono::steady_clock::time_point start_wall_;
   // The scenario's choices, decoded once (the hot path compares no strings).
   bool async_, delay_target_, oldest_first_, auto_workload_;
-  Rng::Geometric skip_;  ///< the semi-synchronous scan's skips (activation p), tabulated once
+  Rng::Geometric skip_;      ///< the semi-synchronous scan's skips (activation p), tabulated once
+  Rng::Bernoulli64 trials_;  ///< the same activations, drawn 64 nodes at a time
+  /// Which of the two the scan uses: words of trials cost about 7 draws per 64 nodes whatever p
+  /// is, and the skips one draw per activation, so words win above p of about 1/16 (p = 1/2 takes one draw per word).
+  bool trials_by_word_;
 };
 
 }  // namespace

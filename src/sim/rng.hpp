@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace lmx::sim {
 
@@ -95,6 +97,44 @@ class Rng {
   std::uint64_t geometric(const Geometric& g) {
     if (g.always) return 0;
     return g.value(next() >> 11);
+  }
+
+  /// 64 independent Bernoulli(p) trials at once, one per bit, exactly for the double p. Lane j
+  /// compares a uniform U_j in [0, 1) with p, reading U_j one binary digit per draw (bit j of
+  /// successive next() words) against p's binary expansion, and is settled at the first digit where
+  /// they differ: U_j < p iff U_j has the 0 there. A lane whose digits equal all of p's has
+  /// U_j >= p. Each draw settles each open lane with probability 1/2, so 64 lanes take about 7
+  /// draws whatever p is: for p of 1/2 that is 7 draws per 32 successes, where the geometric skip
+  /// draws once per success and evaluates its table each time.
+  struct Bernoulli64 {
+    explicit Bernoulli64(double p) : always(p >= 1.0) {
+      if (always || !(p > 0)) return;  // p = 0 (or a NaN): no digits, no successes
+      int exponent = 0;
+      const double fraction = std::frexp(p, &exponent);  // p = fraction * 2^exponent, fraction in [1/2, 1)
+      // p = m * 2^(exponent - 53) for the 53-bit integer m: digit i (worth 2^-i, i >= 1) of p is
+      // bit 53 - exponent - i of m.
+      const auto m = static_cast<std::uint64_t>(std::ldexp(fraction, 53));
+      const int last = 53 - exponent;  // the position of m's bit 0
+      for (int i = 1; i <= last; ++i) {
+        const int bit = last - i;
+        digits.push_back(bit < 64 && ((m >> bit) & 1) ? std::uint64_t{~std::uint64_t{0}} : std::uint64_t{0});
+      }
+      while (!digits.empty() && digits.back() == 0) digits.pop_back();  // trailing zeros settle nothing
+    }
+    bool always;  ///< p >= 1: every trial succeeds, nothing is drawn
+    /// p's binary digits after the point, each as all ones or all zeros, up to its last 1.
+    std::vector<std::uint64_t> digits;
+  };
+  std::uint64_t bernoulli64(const Bernoulli64& b) {
+    if (b.always) return ~std::uint64_t{0};
+    std::uint64_t open = ~std::uint64_t{0}, success = 0;
+    for (std::size_t i = 0; open != 0 && i < b.digits.size(); ++i) {
+      const std::uint64_t r = next(), digit = b.digits[i];
+      // Without branches on the digit: p's digits come in no pattern a predictor learns.
+      success |= open & ~r & digit;  // U's digit 0 against p's 1: U < p
+      open &= ~(r ^ digit);          // still equal: the lanes whose digit is p's
+    }
+    return success;
   }
 
  private:

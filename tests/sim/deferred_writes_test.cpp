@@ -103,7 +103,7 @@ TEST(DeferredWritesP4, TheReportIsTheSameAsWithImmediateWrites) {
     std::uint64_t deferred = 0;
     for (bool defer : {true, false}) {
       RunOptions o;
-      o.defer_writes = defer;
+      o.defer_writes = defer, o.scan_block_shift = 12;  // blocks of 2^12 nodes: node 8500 is two blocks on
       auto e = make_engine(s, o);
       core::Port p = 0;
       for (core::Port q = 1; q <= 4; ++q)
@@ -163,7 +163,7 @@ TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
   std::uint64_t deferred = 0;
   for (bool defer : {true, false}) {
     RunOptions o;
-    o.defer_writes = defer;
+    o.defer_writes = defer, o.scan_block_shift = 12;  // the blocks the search above assumed
     auto e = make_engine(s, o);
     for (std::uint64_t r = 0; r < round; ++r) e->step();
     e->inject_message(receiver, receiver_port, core::encode(core::Message{core::MessageKind::ready, 0}));

@@ -33,8 +33,8 @@ struct RunOptions {
   /// Defer writes into other nodes' channels within a semi-synchronous round (faster, same
   /// results; off only to compare, see docs/simulator.md).
   bool defer_writes = true;
-  /// log2 of the nodes per block of deferred writes (at most 12, the default; tests set less).
-  unsigned scan_block_shift = 12;
+  /// log2 of the nodes per block of deferred writes (at most 14, the default; tests set less).
+  unsigned scan_block_shift = 14;
 };
 
 /// What a node looks like from outside (for the application API and tests).
