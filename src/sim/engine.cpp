@@ -137,7 +137,8 @@ class WriteList {
  private:
   [[gnu::noinline]] void grow() {
     const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
-    auto data = std::make_unique<std::uint32_t[]>(capacity);
+    // Not zeroed: an entry is always written before it is read.
+    auto data = std::make_unique_for_overwrite<std::uint32_t[]>(capacity);
     std::copy(data_.get(), data_.get() + size_, data.get());
     data_ = std::move(data), capacity_ = capacity;
   }

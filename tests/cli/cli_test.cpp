@@ -157,10 +157,13 @@ TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   ASSERT_EQ(deferred.exit_code, 0) << deferred.out;
   ASSERT_EQ(immediate.exit_code, 0) << immediate.out;
   const auto d = nlohmann::json::parse(deferred.out), i = nlohmann::json::parse(immediate.out);
-  for (const char* key : {"nodes", "actions", "actions_per_second", "bytes_per_node", "peak_rss_bytes",
-                          "core_only_actions_per_second", "ratio_to_core_only", "deferred_writes", "trace_hash"})
+  for (const char* key :
+       {"nodes", "actions", "actions_per_second", "bytes_per_node", "peak_rss_bytes", "core_only_actions_per_second",
+        "ratio_to_core_only", "deferred_writes", "trace_hash", "steady_from_round", "steady_actions_per_second"})
     EXPECT_TRUE(d.contains(key)) << key;
   EXPECT_EQ(d["nodes"], 40000);
+  EXPECT_EQ(d["steady_from_round"], 2);
+  EXPECT_GT(d["steady_actions_per_second"].get<double>(), 0.0);
   EXPECT_GT(d["actions"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(d["actions"], i["actions"]);
   EXPECT_EQ(d["trace_hash"], i["trace_hash"]);
