@@ -179,9 +179,9 @@ class EngineImpl final : public Engine {
         delay_target_(s.delivery.kind == "delay-target"),
         oldest_first_(s.delivery.kind == "oldest"),
         auto_workload_(s.workload.kind == "auto"),
-        skip_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p),
-        trials_(s.activation.kind == "synchronous" ? 1.0 : s.activation.p),
-        trials_by_word_(s.activation.kind == "synchronous" || s.activation.p >= 1.0 / 16) {
+        skip_(scan_p(s)),
+        trials_(scan_p(s)),
+        trials_by_word_(scan_p(s) >= 1.0 / 16) {
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
     // reach this check instead.
@@ -1558,9 +1558,9 @@ class EngineImpl final : public Engine {
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
   bool injected_on_free_port_ = false;  ///< inject_message wrote to a port without an edge
-  /// Nodes per block of the scan: 2^14 (tuned with `lmx bench`: their channel records, 1.1 MiB at
-  /// Delta = 8, are about L2, and fewer lists keep more of their ends in cache); tests use smaller
-  /// blocks to make blocks that a round's scan does not enter common.
+  /// Nodes per block of the scan: 2^14 (tuned with `lmx bench` among 2^10 to 2^18; their channel
+  /// records take 1.1 MiB at Delta = 8); tests use smaller blocks to make blocks that a round's
+  /// scan does not enter common.
   const unsigned block_shift_ = std::min(14u, opt_.scan_block_shift);
   const bool keep_outgoing_ = defer_writes();  ///< `Channel::outgoing` is kept (deferred writes)
   bool batching_ = false;                      ///< writes are deferred (semi-synchronous scan)
@@ -1608,9 +1608,11 @@ class EngineImpl final : public Engine {
   bool async_, delay_target_, oldest_first_, auto_workload_;
   Rng::Geometric skip_;      ///< the semi-synchronous scan's skips (activation p), tabulated once
   Rng::Bernoulli64 trials_;  ///< the same activations, drawn 64 nodes at a time
-  /// Which of the two the scan uses: words of trials cost about 7 draws per 64 nodes whatever p
-  /// is, and the skips one draw per activation, so words win above p of about 1/16 (p = 1/2 takes one draw per word).
+  /// Which of the two the scan uses: a word of trials costs about 7 draws per 64 nodes (one for
+  /// p = 1/2), the skips one draw per activation, so words win above p of about 1/16.
   bool trials_by_word_;
+  /// The probability that the semi-synchronous scan activates a node.
+  static double scan_p(const Scenario& s) { return s.activation.kind == "synchronous" ? 1.0 : s.activation.p; }
 };
 
 }  // namespace

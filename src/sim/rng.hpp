@@ -104,7 +104,7 @@ class Rng {
   /// successive next() words) against p's binary expansion, and is settled at the first digit where
   /// they differ: U_j < p iff U_j has the 0 there. A lane whose digits equal all of p's has
   /// U_j >= p. Each draw settles each open lane with probability 1/2, so 64 lanes take about 7
-  /// draws whatever p is: for p of 1/2 that is 7 draws per 32 successes, where the geometric skip
+  /// draws for most p, and no more draws than p has digits (one for p = 1/2); the geometric skip
   /// draws once per success and evaluates its table each time.
   struct Bernoulli64 {
     explicit Bernoulli64(double p) : always(p >= 1.0) {
