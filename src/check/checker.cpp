@@ -245,7 +245,7 @@ struct Pending {
 /// stays inside its strongly connected component, so a component in which no action and no state
 /// was dropped is final (it is strongly connected and closed), and states and actions dropped in
 /// one component can only affect that component.
-std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint8_t>& in, std::vector<bool>& allowed) {
+std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in, std::vector<bool>& allowed) {
   const std::size_t n = in.size();
   const std::size_t na = gr.flags.size();
   allowed.assign(na, false);
@@ -271,7 +271,9 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
   // component), and a vector doubling past a gigabyte would briefly hold two copies.
   Column<std::uint32_t> stack;  // visited states whose component is open, not roots
   Column<Call> calls;
-  std::vector<std::uint8_t> redo(n, 0), dirty;  // per state: in a component to decompose; per component id
+  std::vector<bool> redo(
+      n, false);  // per state: in a component to decompose (bits: the largest runs are near memory's end)
+  std::vector<std::uint8_t> dirty;  // per component id
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
   for (;;) {
@@ -359,7 +361,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<std::uint
         any = any || allowed[a];
       });
       if (!any) {
-        in[s] = 0;
+        in[s] = false;
         dirty[comp(s)] = 1;
         changed = true;
       }
@@ -619,26 +621,23 @@ Result check(const Instance& inst, const Options& opt) {
     // union of the regions (some operation pending), so it lies inside a maximal end component of
     // the union: the union is decomposed once over the whole graph, and each node's decomposition
     // starts from the states left in it (usually a small fraction) instead of from every state.
-    std::vector<std::uint8_t> in_any(n, 0);
-    std::vector<bool> allowed_any;  // a bit per action: 7 bytes per state less than a byte each
+    std::vector<bool> in_any(n, false);  // a bit per state, as every membership array of the analysis
+    std::vector<bool> allowed_any;       // a bit per action: 7 bytes per state less than a byte each
     for (unsigned u = 0; u < inst.nodes; ++u)
       for (std::size_t s = 0; s < n; ++s)
-        if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = 1;
+        if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = true;
     progress("end components");
     auto union_comp = end_components(gr, in_any, allowed_any);
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
     // `states`, the first `count` of them, those with in_base set considered).
-    auto decide = [&](const Graph& fg, const StateSet& states, std::size_t count,
-                      const std::vector<std::uint8_t>& in_base) {
-      std::vector<InitiatorState> st(count);
+    auto decide = [&](const Graph& fg, const StateSet& states, std::size_t count, const std::vector<bool>& in_base) {
       for (unsigned u = 0; u < inst.nodes; ++u) {
         if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
-        for (std::size_t s = 0; s < count; ++s)
-          st[s] = in_base[s] ? model.packed_state(states.at(s), u) : InitiatorState::idle;
-        std::vector<std::uint8_t> in(count);
+        std::vector<bool> in(count);
         std::vector<bool> allowed;
-        for (std::size_t s = 0; s < count; ++s) in[s] = in_base[s] && st[s] != InitiatorState::idle;
+        for (std::size_t s = 0; s < count; ++s)
+          in[s] = in_base[s] && model.packed_state(states.at(s), u) != InitiatorState::idle;
         const auto comp = end_components(fg, in, allowed);
 
         release(in);
@@ -749,7 +748,7 @@ Result check(const Instance& inst, const Options& opt) {
                 std::fprintf(stderr, "\n");
               });
             }
-          const std::string where(core::to_string(st[s]));
+          const std::string where(core::to_string(model.packed_state(states.at(s), u)));
           Global at;
           model.unpack(states.at(s), at);
           const std::uint32_t stored = depth_order;
@@ -791,12 +790,12 @@ Result check(const Instance& inst, const Options& opt) {
       }
     }
     release(allowed_any);
-    std::vector<std::uint8_t> in_exact(n, 0), in_lift(n, 0);
+    std::vector<bool> in_exact(n, false), in_lift(n, false);
     std::vector<std::uint32_t> lift_comp;  // per state with in_lift, in order: its component of the union
     for (std::size_t s = 0; s < n; ++s) {
       if (!in_any[s]) continue;
       const bool twist = symmetry && twisted_comp[union_comp[s]];
-      (twist ? in_lift : in_exact)[s] = 1;
+      (twist ? in_lift : in_exact)[s] = true;
       if (twist) lift_comp.push_back(union_comp[s]);
     }
     const bool any_lift = !lift_comp.empty();
@@ -876,8 +875,8 @@ Result check(const Instance& inst, const Options& opt) {
       lg.finish(sink);
       res.lifted_states = sink;
       if (!truncated) {
-        std::vector<std::uint8_t> in_lifted(sink + 1, 1);
-        in_lifted[sink] = 0;
+        std::vector<bool> in_lifted(sink + 1, true);
+        in_lifted[sink] = false;
         progress("deciding", sink);
         decide(lg, lifted, sink + 1, in_lifted);
       }
