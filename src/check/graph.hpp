@@ -209,6 +209,56 @@ class FileColumn {
   Column<T> memory_;
 };
 
+/// A non-decreasing sequence of offsets, one per state (into the actions or the code of the
+/// liveness graph), in about 2 bytes each instead of 4: a 64-bit base per block of 256 values and
+/// a 16-bit difference from it per value. A block whose differences outgrow 16 bits (states with
+/// unusually many targets) keeps them in 32 bits instead, in a segment of its own. Appending and
+/// reading only; pushes never decrease.
+class BlockOffsets {
+ public:
+  static constexpr std::size_t block = 256;
+  [[nodiscard]] std::size_t size() const { return narrow_.size(); }
+  void keep_in_file() {
+    narrow_.keep_in_file();
+    wide_.keep_in_file();
+  }
+  void push_back(std::uint64_t v) {
+    const std::size_t i = narrow_.size();
+    if (i % block == 0) blocks_.push_back(Block{v, no_segment});
+    Block& b = blocks_.back();
+    const std::uint64_t d = v - b.base;
+    if (b.segment == no_segment && d > 0xFFFF) {  // this block goes wide: its values so far move
+      if (wide_.size() / block >= no_segment) throw std::length_error("check: too many wide offset blocks");
+      b.segment = static_cast<std::uint32_t>(wide_.size() / block);
+      for (std::size_t j = i - i % block; j < i; ++j) wide_.push_back(narrow_[j]);
+      for (std::size_t j = i % block; j < block; ++j) wide_.push_back(0);
+    }
+    if (b.segment != no_segment) {
+      if (d > UINT32_MAX) throw std::length_error("check: an offset block spans over 2^32");
+      wide_[std::size_t{b.segment} * block + i % block] = static_cast<std::uint32_t>(d);
+    }
+    narrow_.push_back(static_cast<std::uint16_t>(d));  // unused in a wide block, but keeps the count
+  }
+  [[nodiscard]] std::uint64_t operator[](std::size_t i) const {
+    const Block& b = blocks_[i / block];
+    return b.base + (b.segment == no_segment ? narrow_[i] : wide_[std::size_t{b.segment} * block + i % block]);
+  }
+  [[nodiscard]] std::uint64_t back() const { return (*this)[size() - 1]; }
+  [[nodiscard]] std::size_t bytes() const {
+    return narrow_.size() * 2 + wide_.size() * 4 + blocks_.size() * sizeof(Block);
+  }
+
+ private:
+  static constexpr std::uint32_t no_segment = UINT32_MAX;
+  struct Block {
+    std::uint64_t base;
+    std::uint32_t segment;  ///< its 32-bit differences in wide_, from segment * block; or no_segment
+  };
+  std::vector<Block> blocks_;
+  Column<std::uint16_t> narrow_;
+  Column<std::uint32_t> wide_;
+};
+
 // Task identity of an action (node, move, port or action, message), plus flags.
 constexpr std::uint32_t completes_bit = 1u << 24;
 constexpr std::uint32_t fair_bit = 1u << 25;
@@ -253,8 +303,8 @@ inline std::uint8_t flags_of(const Label& l, const Outcome& o) {
 /// first found by one state are numbered consecutively, so most differences are small: about 3
 /// bytes per target instead of 5 (docs/checker.md, Performance, "A coded liveness graph").
 struct Graph {
-  Column<std::uint32_t> state_begin;  ///< first action of each state (size states+1)
-  Column<std::uint8_t> flags;         ///< per action: flags_of
+  BlockOffsets state_begin;    ///< first action of each state (size states+1)
+  Column<std::uint8_t> flags;  ///< per action: flags_of
   unsigned k = 2;
 
   /// A position in the code: reading the targets of one state, in order.
@@ -301,16 +351,15 @@ struct Graph {
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }
   [[nodiscard]] std::size_t states() const { return state_begin.size() - 1; }  // after finish()
   [[nodiscard]] std::size_t bytes() const {
-    return state_begin.size() * 4 + flags.size() + code_.size() + code_begin_.size() * 4 + block_base_.size() * 8;
+    return state_begin.bytes() + flags.size() + code_.size() + code_begin_.bytes();
   }
 
   /// Starts the actions of the next state.
   void open_state() {
     const std::size_t s = state_begin.size();
     if (flags.size() >= UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 actions");
-    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
-    if ((s & (block - 1)) == 0) block_base_.push_back(code_.size());
-    code_begin_.push_back(static_cast<std::uint32_t>(code_.size() - block_base_.back()));
+    state_begin.push_back(flags.size());
+    code_begin_.push_back(code_.size());
     prev_ = static_cast<std::uint32_t>(s);
   }
   /// One node move to `to`: a new action, unless it is a further outcome of a priority draw.
@@ -330,13 +379,11 @@ struct Graph {
   }
   /// Ends the graph (the offsets' final entries); sink_target reads as `sink` from now on.
   void finish(std::uint32_t sink = sink_target) {
-    state_begin.push_back(static_cast<std::uint32_t>(flags.size()));
+    state_begin.push_back(flags.size());
     sink_ = sink;
   }
 
-  [[nodiscard]] Cursor first(std::size_t s) const {
-    return {block_base_[s / block] + code_begin_[s], static_cast<std::uint32_t>(s)};
-  }
+  [[nodiscard]] Cursor first(std::size_t s) const { return {code_begin_[s], static_cast<std::uint32_t>(s)}; }
   /// Reads the next target. Branch-free: the code keeps 8 readable bytes past its end.
   Target next(Cursor& c) const {
     std::uint64_t w;
@@ -373,7 +420,6 @@ struct Graph {
   }
 
  private:
-  static constexpr std::size_t block = 4096;  ///< states per 64-bit base of the code offsets
   void put(std::uint32_t to, std::uint8_t nodes, bool twisted) {
     const auto d = static_cast<std::int32_t>(to - prev_);  // modulo 2^32, read back the same way
     prev_ = to;
@@ -385,8 +431,7 @@ struct Graph {
     code_.append_word((v << len | std::uint64_t{1} << (len - 1)), len);
   }
   Column<std::uint8_t> code_;
-  Column<std::uint32_t> code_begin_;  ///< per state: where its targets begin, from its block's base
-  std::vector<std::uint64_t> block_base_;
+  BlockOffsets code_begin_;                     ///< per state: where its targets begin
   std::vector<std::uint8_t> perm_map_;          ///< renaming index -> node_map
   std::array<std::uint8_t, 256> perm_index_{};  ///< node_map -> renaming index
   unsigned meta_bits_ = 0;

@@ -38,8 +38,10 @@ std::vector<std::uint8_t> permutations(unsigned nodes) {
 /// Builds a graph of `states` states with random actions and targets (near and far, the extremes
 /// of 32 bits, the sink), reads it back three ways and compares. `in_files`: the graph kept in
 /// temporary files (Graph::keep_in_files), with states enough that its code grows past the first
-/// mapping several times.
-void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed, bool in_files = false) {
+/// mapping several times. `heavy`: every 1000th state has this many actions, so that its block of
+/// offsets outgrows 16 bits (BlockOffsets).
+void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed, bool in_files = false,
+                unsigned heavy = 0) {
   std::mt19937_64 rng(seed);
   const std::uint32_t states = in_files ? 400000 : 3000, sink = states;
   const auto maps = permutations(nodes);
@@ -60,7 +62,8 @@ void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed, 
   };
   for (std::uint32_t s = 0; s < states; ++s) {
     gr.open_state();
-    const unsigned actions = static_cast<unsigned>(rng() % 5);  // 0: the stutter step closes it
+    const unsigned actions =
+        heavy > 0 && s % 1000 == 500 ? heavy : static_cast<unsigned>(rng() % 5);  // 0: the stutter step closes it
     for (unsigned a = 0; a < actions; ++a) {
       Label l;
       l.move = rng() % 2 ? Move::guarded : Move::deliver;
@@ -82,7 +85,7 @@ void round_trip(unsigned nodes, bool renamings, unsigned k, std::uint32_t seed, 
   gr.finish(sink);
   ASSERT_EQ(gr.states(), states);
   if (in_files) {
-    ASSERT_GT(gr.bytes(), std::size_t{8} << 20) << "the code should have outgrown its first mappings";
+    ASSERT_GT(gr.bytes(), std::size_t{4} << 20) << "the code should have outgrown its first mappings";
   }
 
   auto expect_same = [&](const Graph::Target& got, const Graph::Target& want, std::uint32_t s) {
@@ -130,6 +133,12 @@ TEST(GraphCode, TargetsReadBackFromTemporaryFiles) {
   EXPECT_THROW(gr.keep_in_files(), std::logic_error);  // only before the first state
 }
 
+TEST(GraphCode, StatesWithManyTargetsReadBack) {
+  // 70 000 actions (about 800 000 targets with K = 32) in one state: both its action offsets and
+  // its code offsets leave 16 bits within their block.
+  round_trip(3, true, 32, 11, false, 70000);
+}
+
 TEST(GraphCode, NearTargetsTakeOneByte) {
   // Breadth first, a state's new successors are numbered consecutively: one byte each (two for
   // the first, a frontier away from the state), which is the point of the code.
@@ -140,8 +149,10 @@ TEST(GraphCode, NearTargetsTakeOneByte) {
   for (std::uint32_t t = 1; t <= 40; ++t) gr.add(l, Outcome{}, t);
   gr.close_state(0);
   gr.finish();
-  // 40 targets of one byte, 40 flags, the offsets of one state.
-  EXPECT_EQ(gr.bytes() - before, 40u + 40u + 2 * 4u + 4u + 8u);
+  // 40 targets of one byte, 40 flags, and the offsets: two bytes per value (two of actions, one of
+  // code) plus the base of their block.
+  constexpr std::size_t block_base = 16;
+  EXPECT_EQ(gr.bytes() - before, 40u + 40u + (2 * 2u + block_base) + (2u + block_base));
 }
 
 }  // namespace
@@ -177,3 +188,53 @@ TEST(FileColumn, ValuesReadBackFromTheFileAndTheBuffer) {
 TEST(FileColumn, ValuesReadBackFromMemoryWithoutAFile) { file_column_round_trip(false); }
 
 }  // namespace
+
+namespace {
+
+using lmx::check::detail::BlockOffsets;
+
+/// Appends non-decreasing values to a BlockOffsets and reads them back against a plain vector. Each
+/// block is one of three kinds: steps under 40 (narrow), one step to exactly 2^16 - 1 from the
+/// block's base and none after it (narrow, the largest difference), or a step over 2^16 at a random
+/// position (the block goes wide there). Some blocks begin 2^33 above the last value.
+void block_offsets_round_trip(bool in_file) {
+  std::mt19937_64 rng(5);
+  BlockOffsets offsets;
+  if (in_file) offsets.keep_in_file();
+  std::vector<std::uint64_t> want;
+  std::uint64_t v = 0;
+  unsigned kind = 0;
+  std::size_t wide_at = 0;
+  for (std::size_t i = 0; i < 200000; ++i) {
+    const std::size_t at = i % BlockOffsets::block;
+    if (at == 0) {
+      kind = static_cast<unsigned>(rng() % 8);
+      wide_at = 1 + rng() % (BlockOffsets::block - 1);
+      if (rng() % 100 == 0) v += std::uint64_t{1} << 33;  // the block's base absorbs it
+    } else if (kind == 0 && at == wide_at) {
+      v += 0x10000 + rng() % 5;
+    } else if (kind == 1) {
+      if (at == 1) v += 0xFFFF;
+    } else {
+      v += rng() % 40;
+    }
+    offsets.push_back(v);
+    want.push_back(v);
+  }
+  ASSERT_EQ(offsets.size(), want.size());
+  ASSERT_EQ(offsets.back(), want.back());
+  for (std::size_t i = want.size(); i-- > 0;) ASSERT_EQ(offsets[i], want[i]) << "value " << i;
+  EXPECT_LT(offsets.bytes(), want.size() * 4) << "most blocks should stay narrow";
+}
+
+}  // namespace
+
+TEST(BlockOffsets, ValuesReadBackInNarrowAndWideBlocks) { block_offsets_round_trip(false); }
+
+TEST(BlockOffsets, ValuesReadBackFromTemporaryFiles) { block_offsets_round_trip(true); }
+
+TEST(BlockOffsets, ABlockSpanningOver32BitsIsAnError) {
+  BlockOffsets offsets;
+  offsets.push_back(0);
+  EXPECT_THROW(offsets.push_back(std::uint64_t{1} << 32), std::length_error);
+}
