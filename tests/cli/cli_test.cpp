@@ -172,6 +172,25 @@ TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   EXPECT_LE(d["bytes_per_node"].get<double>(), 200.0);
 }
 
+// --progress-every writes whole progress lines, terminal or not: one per phase at least.
+TEST(Check, ProgressEveryWritesALineAtEachPhase) {
+  const std::string args = "check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 1";
+  const auto quiet = run_lmx(args);
+  EXPECT_EQ(quiet.out.find("check: exploring"), std::string::npos) << "no status line off a terminal";
+  const auto logged = run_lmx(args + " --progress-every 1000");
+  EXPECT_EQ(logged.exit_code, 1) << logged.out;
+  for (const char* phase : {"exploring", "deadlock", "end components", "counterexamples"}) {
+    const std::string line = std::string("check: ") + phase + ", ";
+    const auto at = logged.out.find(line);
+    ASSERT_NE(at, std::string::npos) << phase << " in\n" << logged.out;
+    EXPECT_EQ(logged.out.find(line, at + 1), std::string::npos) << "one line per phase within the interval";
+    EXPECT_NE(logged.out.find('\n', at), std::string::npos) << "a whole line";
+  }
+  const auto bad = run_lmx(args + " --progress-every -1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("--progress-every must be 0 (off) or more"), std::string::npos) << bad.out;
+}
+
 // --graph-on-disk changes where the liveness graph lives, not what the run finds.
 TEST(Check, GraphOnDiskFindsTheSame) {
   const std::string args =

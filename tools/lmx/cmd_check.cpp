@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +24,7 @@ struct Args {
   std::string write_dir, replay;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
+  double progress_every = 0;
 };
 
 /// --locks: 1..15 or "unbounded" (0 would be an instance without requests, which proves nothing).
@@ -54,6 +56,10 @@ const lmx::cli::Register reg{
            ->capture_default_str();
        cmd->add_option("--max-seconds", a.max_seconds,
                        "stop after this many seconds of wall-clock time (verdict incomplete; 0: no limit)")
+           ->capture_default_str();
+       cmd->add_option("--progress-every", a.progress_every,
+                       "write a progress line to standard error at each phase and at most every this many "
+                       "seconds, terminal or not (for long runs written to a log; 0: off)")
            ->capture_default_str();
        cmd->add_flag("--json", a.json, "print one JSON object");
        cmd->add_flag("--safety-only", a.safety_only,
@@ -93,13 +99,25 @@ const lmx::cli::Register reg{
          opt.max_states = a.max_states;
          if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
          opt.max_seconds = a.max_seconds;
+         if (!(a.progress_every >= 0)) throw lmx::cli::Failure("--progress-every must be 0 (off) or more");
          lmx::cli::StatusLine line;  // long runs: where the search is, on a terminal
          const auto start = std::chrono::steady_clock::now();
+         std::string logged_phase;
+         double logged_at = 0;
          opt.progress = [&](const lmx::check::Progress& p) {
            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-           line.show(fmt::format("check: {}, {} states, depth {}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states,
-                                 p.depth, p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "", secs,
-                                 static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30)));
+           const std::string text =
+               fmt::format("check: {}, {} states, depth {}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states, p.depth,
+                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "", secs,
+                           static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
+           if (a.progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
+             if (p.phase != logged_phase || secs - logged_at >= a.progress_every) {
+               std::fprintf(stderr, "%s\n", text.c_str());
+               logged_phase = p.phase, logged_at = secs;
+             }
+             return;
+           }
+           line.show(text);
          };
          const auto r = lmx::check::check(inst, opt);
          line.clear();
