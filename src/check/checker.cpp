@@ -271,9 +271,10 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in
   // component), and a vector doubling past a gigabyte would briefly hold two copies.
   Column<std::uint32_t> stack;  // visited states whose component is open, not roots
   Column<Call> calls;
-  std::vector<bool> redo(
-      n, false);  // per state: in a component to decompose (bits: the largest runs are near memory's end)
-  std::vector<std::uint8_t> dirty;  // per component id
+  // Per state: in a component to decompose (bits: the largest runs are near the end of memory);
+  // per component id: to decompose again.
+  std::vector<bool> redo(n, false);
+  std::vector<std::uint8_t> dirty;
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
   for (;;) {
