@@ -72,29 +72,6 @@ std::string describe(const Instance& inst) {
 
 namespace {
 
-inline std::uint64_t mix(std::uint64_t h) {  // the MurmurHash3 finaliser: every bit affects every bit
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
-inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-  }
-  std::uint64_t w = 0;
-  std::memcpy(&w, p + i, n - i);
-  return mix(h ^ w);
-}
-
 /// The set of stored states: an arena of packed states and an open-addressing index (linear
 /// probing). Each slot holds the state's number and 32 further bits of its hash, so that a probe
 /// compares the stored bytes only when the hashes agree: a mismatch costs no access to the arena.
@@ -417,7 +394,7 @@ Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
   Result res;
-  const Model model(inst);
+  const Model model(inst, Model::default_memo_slots, opt.collapse);
   const bool symmetry = opt.symmetry;
   const std::size_t stride = model.stride();
   StateSet set(stride);
@@ -936,9 +913,11 @@ Result check(const Instance& inst, const Options& opt) {
                    [](const Violation& a, const Violation& b) { return a.kind < b.kind; });
   // Stored per state: packed state and index, the parent only if it could not go to a file, and in
   // liveness runs the graph (two offsets per state, a byte of flags per action, the code of the
-  // targets), counted in files too with graph_on_disk.
+  // targets), counted in files too with graph_on_disk; the table of node records shared by all.
   res.bytes_per_state = set.bytes_per_state() + (parent.in_file() ? 0 : sizeof(std::uint32_t)) +
-                        (opt.liveness && res.states ? graph_bytes / res.states : 0);
+                        (opt.liveness && res.states ? graph_bytes / res.states : 0) +
+                        (res.states ? model.node_record_bytes() / res.states : 0);
+  res.node_records = model.node_records();
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -98,6 +98,11 @@ struct NodeCanon {
   /// Per port order: the bags as they are packed, if they fit one word (Model::bags_fit_).
   std::array<std::uint64_t, 6> bags_packed{};
   std::array<std::uint32_t, max_delta + 1> bags{};  ///< per old port: the bag's rank
+  /// With collapse, per port order: the number of the record last packed at it, with its links
+  /// (the one part not in the entry) as bits 32..47 and bit 63 set (0: none yet). Packing the same
+  /// record again, as most successors do, then needs no lookup in the table of records. Mutable: a
+  /// cache within the memo's cache.
+  mutable std::array<std::uint64_t, 6> number{};
 };
 
 /// Writes fields of up to 32 bits one after another, least significant bit first, eight bytes at a
@@ -180,7 +185,47 @@ struct BitReader {
   }
 };
 
-Model::Model(const Instance& inst, std::size_t memo_slots)
+void RecordTable::reset(std::size_t bytes, std::size_t capacity) {
+  bytes_ = bytes;
+  capacity_ = capacity;
+  count_ = 0;
+  data_.clear();
+  index_.assign(std::size_t{1} << 12, 0);
+}
+
+std::uint32_t RecordTable::intern(const std::uint8_t* rec) {
+  const std::size_t mask = index_.size() - 1;
+  for (std::size_t i = hash_bytes(rec, bytes_) & mask;; i = (i + 1) & mask) {
+    const std::uint32_t e = index_[i];
+    if (e == 0) break;
+    if (std::memcmp(at(e - 1), rec, bytes_) == 0) return e - 1;
+  }
+  if (count_ == capacity_)
+    throw std::length_error("check: more than " + std::to_string(capacity_) +
+                            " distinct node records, the most a stored state can number; run with --no-collapse");
+  data_.insert(data_.end(), rec, rec + bytes_);
+  const auto id = static_cast<std::uint32_t>(count_++);
+  if (count_ * 2 > index_.size()) {
+    grow();  // places every record, the new one included
+  } else {
+    std::size_t i = hash_bytes(rec, bytes_) & mask;
+    while (index_[i] != 0) i = (i + 1) & mask;
+    index_[i] = id + 1;
+  }
+  return id;
+}
+
+void RecordTable::grow() {
+  index_.assign(index_.size() * 2, 0);
+  const std::size_t mask = index_.size() - 1;
+  for (std::size_t id = 0; id < count_; ++id) {
+    std::size_t i = hash_bytes(at(static_cast<std::uint32_t>(id)), bytes_) & mask;
+    while (index_[i] != 0) i = (i + 1) & mask;
+    index_[i] = static_cast<std::uint32_t>(id + 1);
+  }
+}
+
+Model::Model(const Instance& inst, std::size_t memo_slots, bool collapse)
     : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};
   const unsigned n = std::min(inst.nodes, max_nodes);
@@ -227,6 +272,15 @@ Model::Model(const Instance& inst, std::size_t memo_slots)
                (inst.delta + 1) * bag_bits_;
   stride_ = (changes_bits_ + inst.nodes * node_bits_ + 7) / 8;
   if (stride_ > max_stride) throw std::logic_error("check: packed state wider than max_stride");
+  // A record's number takes the bits of the last byte the minimum leaves spare, up to 32.
+  const std::size_t id_stride = (changes_bits_ + inst.nodes * min_record_id_bits + 7) / 8;
+  id_bits_ = std::min(32u, static_cast<unsigned>((8 * id_stride - changes_bits_) / inst.nodes));
+  collapse_ = collapse && node_bits_ > id_bits_;
+  if (collapse_) {
+    stride_ = id_stride;
+    node_bytes_ = (node_bits_ + 7) / 8;
+    records_.reset(node_bytes_, id_bits_ == 32 ? std::size_t{UINT32_MAX} : std::size_t{1} << id_bits_);
+  }
   front_bits_ = static_cast<unsigned>(planes_offset + planes_ + 2) * reg_bits_ + lock_bits_ + state_bits + phase_bits +
                 locks_bits_;
   if (front_bits_ > 128) throw std::logic_error("check: node fields wider than their memo");
@@ -316,6 +370,7 @@ void Model::fill(NodeCanon& c, const NodeRec& a) const {
   if ((state >> state_bits) != 0 || (phase >> phase_bits) != 0 || (a.locks_left >> locks_bits_) != 0) does_not_fit();
   c.filled = false;  // until every check below has passed
   c.tie_count = 0;
+  c.number.fill(0);
   for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
     const auto& pm = port_perms_[pi];
     const auto& bits = bit_perms_[pi];
@@ -469,7 +524,41 @@ void Model::unpack_node(BitReader& in, NodeRec& r) const {
   }
 }
 
+void Model::put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const {
+  if (!collapse_) {
+    pack_node(a, c, r, u, w);
+    return;
+  }
+  const unsigned pi = r.port_order[u];
+  const auto& from = port_inverse_[pi];  // from[new port] = old port
+  std::uint64_t links = 0;               // the links as pack_node packs them: at most 3 * 4 bits
+  for (unsigned q = 1; q <= inst_.delta; ++q) {
+    const std::uint8_t lk = a.link[from[q] - 1];
+    if (lk == no_link) continue;
+    const unsigned peer_port = lk & 15;
+    if (peer_port < 1 || peer_port > inst_.delta) does_not_fit();
+    links |= std::uint64_t{1 + r.node[lk >> 4] * inst_.delta + (r.port[lk >> 4][peer_port] - 1u)}
+             << ((q - 1) * link_bits_);
+  }
+  const std::uint64_t key = std::uint64_t{1} << 63 | links << 32;
+  std::uint32_t id;
+  if ((c.number[pi] & ~std::uint64_t{0xFFFFFFFF}) == key) {
+    id = static_cast<std::uint32_t>(c.number[pi]);
+  } else {
+    std::array<std::uint8_t, max_stride> rec;  // BitWriter writes each of its node_bytes_ bytes
+    BitWriter nw{rec.data()};
+    pack_node(a, c, r, u, nw);
+    nw.finish();
+    id = records_.intern(rec.data());
+    c.number[pi] = key | id;
+  }
+  w.put(id, id_bits_);
+}
+
 core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {
+  if (collapse_)
+    return static_cast<core::InitiatorState>(
+        get(records_.at(get(in, changes_bits_ + std::size_t{u} * id_bits_, id_bits_)), state_bit_, state_bits));
   return static_cast<core::InitiatorState>(
       get(in, changes_bits_ + std::size_t{u} * node_bits_ + state_bit_, state_bits));
 }
@@ -477,14 +566,22 @@ core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) con
 void Model::pack(const Global& g, std::uint8_t* out) const {
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned u = 0; u < inst_.nodes; ++u) pack_node(g.n[u], canon_of(g.n[u]), identity_, u, w);
+  for (unsigned u = 0; u < inst_.nodes; ++u) put_node(g.n[u], canon_of(g.n[u]), identity_, u, w);
   w.finish();
 }
 
 void Model::unpack(const std::uint8_t* in, Global& g) const {
   BitReader rd{in, in + stride_};
   g.changes_left = static_cast<std::uint8_t>(rd.get(changes_bits_));
-  for (unsigned u = 0; u < inst_.nodes; ++u) unpack_node(rd, g.n[u]);
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    if (!collapse_) {
+      unpack_node(rd, g.n[u]);
+      continue;
+    }
+    const std::uint8_t* rec = records_.at(rd.get(id_bits_));
+    BitReader node{rec, rec + node_bytes_};
+    unpack_node(node, g.n[u]);
+  }
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};
   }
@@ -616,7 +713,7 @@ Renaming Model::canonical_from(const Global& g, const std::array<const NodeCanon
   }
   BitWriter w{out};
   w.put(g.changes_left, changes_bits_);
-  for (unsigned j = 0; j < n; ++j) pack_node(g.n[old[j]], node(old[j]), chosen, old[j], w);
+  for (unsigned j = 0; j < n; ++j) put_node(g.n[old[j]], node(old[j]), chosen, old[j], w);
   w.finish();
   // g is its own canonical member iff the identity reaches the smallest key; it is then the first
   // candidate tried (the first node order, each node's port order 0 as its first tie) and only a

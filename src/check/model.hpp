@@ -96,12 +96,67 @@ struct SentMessage {
   core::Port to_port;
 };
 
+/// A 64-bit hash of n bytes (word-wise multiply and shift, then the MurmurHash3 finaliser, by which
+/// every bit affects every bit): for the index of stored states and the table of node records.
+inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, p + i, n - i);
+  h ^= w;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/// Node records by number (collapse compression, as in SPIN's collapse mode and LTSmin's tree
+/// compression): a stored state holds the numbers of its node records instead of the records, which
+/// recur across states far more often than states do (docs/checker.md, "Node records by number").
+/// Numbers are given in order of first interning; a run packs states in a fixed order, so it
+/// numbers them the same every time.
+class RecordTable {
+ public:
+  /// Records of `bytes` bytes each, at most `capacity` of them (interning one more throws).
+  void reset(std::size_t bytes, std::size_t capacity);
+  /// The number of a record (of record_bytes() bytes), given the next free number if it is new.
+  std::uint32_t intern(const std::uint8_t* rec);
+  [[nodiscard]] const std::uint8_t* at(std::uint32_t id) const { return data_.data() + std::size_t{id} * bytes_; }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] std::size_t record_bytes() const { return bytes_; }
+  /// Memory held: the records and their index.
+  [[nodiscard]] std::size_t memory_bytes() const {
+    return data_.capacity() + index_.capacity() * sizeof(std::uint32_t);
+  }
+
+ private:
+  void grow();
+  std::size_t bytes_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t count_ = 0;
+  std::vector<std::uint8_t> data_;    ///< record i at i * bytes_
+  std::vector<std::uint32_t> index_;  ///< open addressing, linear probing: number + 1, 0 = free
+};
+
 class Model {
  public:
   /// Entries of the node-record memo (a power of two): 4 MB of 248-byte entries, for the records of
   /// the instances the checker runs (docs/checker.md, "Performance"). Tests use fewer (evictions).
   static constexpr std::size_t default_memo_slots = std::size_t{1} << 14;
-  explicit Model(const Instance& inst, std::size_t memo_slots = default_memo_slots);
+  /// Bits of a node record's number in a stored state (at least; spare bits of the last byte go to
+  /// it too): 2^24 distinct records, against 372 000 measured in 20 M states of the triangle.
+  static constexpr unsigned min_record_id_bits = 24;
+  /// `collapse`: store states as the numbers of their node records (Options::collapse); it applies
+  /// only where a node record is wider than its number.
+  explicit Model(const Instance& inst, std::size_t memo_slots = default_memo_slots, bool collapse = true);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -110,7 +165,12 @@ class Model {
   [[nodiscard]] Global initial() const;
   /// Bytes of one stored state: the topology moves left and, per node, its record bit-packed with
   /// each field in the fewest bits its values in this instance need (node_bits).
+  /// With collapse, a stored state is the topology moves left and the nodes' record numbers.
   [[nodiscard]] std::size_t stride() const { return stride_; }
+  [[nodiscard]] bool collapsed() const { return collapse_; }
+  /// Distinct node records numbered so far (0 without collapse), and the memory they take.
+  [[nodiscard]] std::size_t node_records() const { return records_.size(); }
+  [[nodiscard]] std::size_t node_record_bytes() const { return collapse_ ? records_.memory_bytes() : 0; }
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).
@@ -165,6 +225,12 @@ class Model {
   unsigned node_bits_ = 0;     ///< packed bits per node
   unsigned state_bit_ = 0;     ///< offset of the state register within a node
   std::size_t stride_ = 0;
+  bool collapse_ = false;       ///< states hold record numbers (RecordTable)
+  unsigned id_bits_ = 0;        ///< bits of a record number in a stored state
+  std::size_t node_bytes_ = 0;  ///< bytes of one node's packed record, alone (from bit 0)
+  /// The records by number. Mutable like memo_: numbering a record does not change the state it
+  /// belongs to; a Model is used by one thread.
+  mutable RecordTable records_;
   bool unbounded_locks_ = false;           ///< a node may call Lock whenever it is idle (Instance::locks)
   unsigned codes_ = 0;                     ///< message kinds with their values: K + 8
   std::array<std::uint8_t, 256> dense_{};  ///< bag code (encoded byte + 1) to 1..codes, in order
@@ -187,6 +253,8 @@ class Model {
   Renaming canonical_from(const Global& g, const std::array<const NodeCanon*, max_nodes>& entry, std::uint8_t* out,
                           bool* moved) const;
   void pack_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
+  /// pack_node, or with collapse the number of the record pack_node writes.
+  void put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
   void unpack_node(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;

@@ -20,7 +20,7 @@ struct Args {
   unsigned nodes = 2, delta = 1, k = 2, max_changes = 0;
   std::string locks = "1";
   std::string edges = "0-1";
-  bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false;
+  bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false;
   std::string write_dir, replay;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
@@ -69,6 +69,9 @@ const lmx::cli::Register reg{
        cmd->add_flag("--graph-on-disk", a.graph_on_disk,
                      "keep the liveness graph in a temporary file, so that its pages may leave memory while "
                      "exploring (for runs larger than memory; same results)");
+       cmd->add_flag("--no-collapse", a.no_collapse,
+                     "store each state's node records in it, not their numbers in a table of records (more "
+                     "memory; same results)");
        cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
@@ -96,6 +99,7 @@ const lmx::cli::Register reg{
          opt.liveness = !a.safety_only;
          opt.symmetry = !a.no_symmetry;
          opt.graph_on_disk = a.graph_on_disk;
+         opt.collapse = !a.no_collapse;
          opt.max_states = a.max_states;
          if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
          opt.max_seconds = a.max_seconds;
@@ -147,6 +151,7 @@ const lmx::cli::Register reg{
                                {"max_depth", r.max_depth},
                                {"symmetry", opt.symmetry},
                                {"lifted_states", r.lifted_states},
+                               {"node_records", r.node_records},
                                {"deadlock_sweeps", r.deadlock_sweeps},
                                {"limit", r.limit}};
            j["phase_cpu_seconds"] = nlohmann::json::object();
@@ -173,6 +178,7 @@ const lmx::cli::Register reg{
            for (const auto& [phase, secs] : r.phase_cpu_seconds)
              phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", phase, secs);
            fmt::print("processor seconds by phase: {}\n", phases);
+           if (r.node_records) fmt::print("node records: {} (states stored as their numbers)\n", r.node_records);
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
              fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,
