@@ -98,11 +98,12 @@ struct NodeCanon {
   /// Per port order: the bags as they are packed, if they fit one word (Model::bags_fit_).
   std::array<std::uint64_t, 6> bags_packed{};
   std::array<std::uint32_t, max_delta + 1> bags{};  ///< per old port: the bag's rank
-  /// With collapse, per port order: the number of the record last packed at it, with its links
-  /// (the one part not in the entry) as bits 32..47 and bit 63 set (0: none yet). Packing the same
-  /// record again, as most successors do, then needs no lookup in the table of records. Mutable: a
-  /// cache within the memo's cache.
-  mutable std::array<std::uint64_t, 6> number{};
+  /// With collapse, per port order: the numbers of the two records last packed at it, the latest
+  /// first, each with its links (the one part not in the entry) as bits 32..47 and bit 63 set (0:
+  /// none yet). Packing one of them again, as most successors do, then needs no lookup in the
+  /// table of records (two ways: the canonical renaming and the identity often alternate). Mutable:
+  /// a cache within the memo's cache.
+  mutable std::array<std::array<std::uint64_t, 2>, 6> number{};
 };
 
 /// Writes fields of up to 32 bits one after another, least significant bit first, eight bytes at a
@@ -370,7 +371,7 @@ void Model::fill(NodeCanon& c, const NodeRec& a) const {
   if ((state >> state_bits) != 0 || (phase >> phase_bits) != 0 || (a.locks_left >> locks_bits_) != 0) does_not_fit();
   c.filled = false;  // until every check below has passed
   c.tie_count = 0;
-  c.number.fill(0);
+  c.number.fill({});
   for (std::size_t pi = 0; pi < port_perms_.size(); ++pi) {
     const auto& pm = port_perms_[pi];
     const auto& bits = bit_perms_[pi];
@@ -541,18 +542,18 @@ void Model::put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, un
              << ((q - 1) * link_bits_);
   }
   const std::uint64_t key = std::uint64_t{1} << 63 | links << 32;
-  std::uint32_t id;
-  if ((c.number[pi] & ~std::uint64_t{0xFFFFFFFF}) == key) {
-    id = static_cast<std::uint32_t>(c.number[pi]);
-  } else {
+  auto& ways = c.number[pi];
+  constexpr std::uint64_t id_mask = 0xFFFFFFFF;
+  if ((ways[1] & ~id_mask) == key) std::swap(ways[0], ways[1]);
+  if ((ways[0] & ~id_mask) != key) {
     std::array<std::uint8_t, max_stride> rec;  // BitWriter writes each of its node_bytes_ bytes
     BitWriter nw{rec.data()};
     pack_node(a, c, r, u, nw);
     nw.finish();
-    id = records_.intern(rec.data());
-    c.number[pi] = key | id;
+    ways[1] = ways[0];
+    ways[0] = key | records_.intern(rec.data());
   }
-  w.put(id, id_bits_);
+  w.put(static_cast<std::uint32_t>(ways[0] & id_mask), id_bits_);
 }
 
 core::InitiatorState Model::packed_state(const std::uint8_t* in, unsigned u) const {

@@ -148,7 +148,7 @@ class RecordTable {
 
 class Model {
  public:
-  /// Entries of the node-record memo (a power of two): 4 MB of 248-byte entries, for the records of
+  /// Entries of the node-record memo (a power of two): 5.6 MB of 344-byte entries, for the records of
   /// the instances the checker runs (docs/checker.md, "Performance"). Tests use fewer (evictions).
   static constexpr std::size_t default_memo_slots = std::size_t{1} << 14;
   /// Bits of a node record's number in a stored state (at least; spare bits of the last byte go to
