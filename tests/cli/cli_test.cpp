@@ -191,16 +191,30 @@ TEST(Check, ProgressEveryWritesALineAtEachPhase) {
   EXPECT_NE(bad.out.find("--progress-every must be 0 (off) or more"), std::string::npos) << bad.out;
 }
 
-// --graph-on-disk changes where the liveness graph lives, not what the run finds.
-TEST(Check, GraphOnDiskFindsTheSame) {
+// A flag that changes how the run stores what it explores, not what it finds: the same verdict,
+// states, transitions, rebuilt states and violations (their traces included) as without it.
+nlohmann::json expect_flag_finds_the_same(const std::string& flag) {
   const std::string args =
       "check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 1 --json";
   const auto a = run_lmx(args);
-  const auto b = run_lmx(args + " --graph-on-disk");
+  const auto b = run_lmx(args + " " + flag);
   EXPECT_EQ(a.exit_code, 1) << a.out;
   EXPECT_EQ(b.exit_code, 1) << b.out;
   const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
   for (const char* key : {"verdict", "states", "transitions", "lifted_states", "violations"})
     EXPECT_EQ(ja.at(key), jb.at(key)) << key;
   EXPECT_FALSE(ja.at("violations").empty());
+  return nlohmann::json::array({ja, jb});
+}
+
+// --graph-on-disk changes where the liveness graph lives.
+TEST(Check, GraphOnDiskFindsTheSame) { expect_flag_finds_the_same("--graph-on-disk"); }
+
+// --no-collapse stores the node records in each state instead of their numbers: more bytes per
+// state, and no records numbered.
+TEST(Check, NoCollapseFindsTheSame) {
+  const auto both = expect_flag_finds_the_same("--no-collapse");
+  EXPECT_GT(both[0].at("node_records").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(both[1].at("node_records").get<std::uint64_t>(), 0u);
+  EXPECT_GT(both[1].at("bytes_per_state").get<std::uint64_t>(), both[0].at("bytes_per_state").get<std::uint64_t>());
 }
