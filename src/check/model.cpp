@@ -473,6 +473,13 @@ const NodeCanon& Model::canon_of(const NodeRec& a) const {
   return c;
 }
 
+std::uint32_t Model::link_code(std::uint8_t lk, const Renaming& r) const {
+  if (lk == no_link) return 0;
+  const unsigned peer_port = lk & 15;
+  if (peer_port < 1 || peer_port > inst_.delta) does_not_fit();
+  return 1 + r.node[lk >> 4] * inst_.delta + (r.port[lk >> 4][peer_port] - 1u);
+}
+
 // Packs node u of a state as it would be after renaming `r` (the identity for plain packing): the
 // renaming is applied on the fly, so that canonicalising does not copy the state first. The
 // fields but the links come from the record's memo entry `c`, at u's port order.
@@ -483,16 +490,7 @@ void Model::pack_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, u
   const auto& from = port_inverse_[pi];  // from[new port] = old port
   w.put_word(c.front[pi][0], std::min(front_bits_, 64u));
   if (front_bits_ > 64) w.put_word(c.front[pi][1], front_bits_ - 64);
-  for (unsigned q = 1; q <= delta; ++q) {
-    const std::uint8_t lk = a.link[from[q] - 1];
-    if (lk == no_link) {
-      w.put(0, link_bits_);
-      continue;
-    }
-    const unsigned peer_port = lk & 15;
-    if (peer_port < 1 || peer_port > delta) does_not_fit();
-    w.put(1 + r.node[lk >> 4] * delta + (r.port[lk >> 4][peer_port] - 1), link_bits_);
-  }
+  for (unsigned q = 1; q <= delta; ++q) w.put(link_code(a.link[from[q] - 1], r), link_bits_);
   if (bags_fit_)
     w.put_word(c.bags_packed[pi], (delta + 1) * bag_bits_);
   else
@@ -533,14 +531,8 @@ void Model::put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, un
   const unsigned pi = r.port_order[u];
   const auto& from = port_inverse_[pi];  // from[new port] = old port
   std::uint64_t links = 0;               // the links as pack_node packs them: at most 3 * 4 bits
-  for (unsigned q = 1; q <= inst_.delta; ++q) {
-    const std::uint8_t lk = a.link[from[q] - 1];
-    if (lk == no_link) continue;
-    const unsigned peer_port = lk & 15;
-    if (peer_port < 1 || peer_port > inst_.delta) does_not_fit();
-    links |= std::uint64_t{1 + r.node[lk >> 4] * inst_.delta + (r.port[lk >> 4][peer_port] - 1u)}
-             << ((q - 1) * link_bits_);
-  }
+  for (unsigned q = 1; q <= inst_.delta; ++q)
+    links |= std::uint64_t{link_code(a.link[from[q] - 1], r)} << ((q - 1) * link_bits_);
   const std::uint64_t key = std::uint64_t{1} << 63 | links << 32;
   auto& ways = c.number[pi];
   constexpr std::uint64_t id_mask = 0xFFFFFFFF;

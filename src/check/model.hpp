@@ -252,6 +252,8 @@ class Model {
   void fill(NodeCanon& c, const NodeRec& a) const;
   Renaming canonical_from(const Global& g, const std::array<const NodeCanon*, max_nodes>& entry, std::uint8_t* out,
                           bool* moved) const;
+  /// A link as packed after renaming `r`: 0 for none, else 1 + peer * Delta + (peer port - 1).
+  [[nodiscard]] std::uint32_t link_code(std::uint8_t lk, const Renaming& r) const;
   void pack_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
   /// pack_node, or with collapse the number of the record pack_node writes.
   void put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
