@@ -7,11 +7,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <new>
 #include <span>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 
 #include "graph.hpp"
@@ -120,9 +124,10 @@ class StateSet {
     return insert(s, hash(s));
   }
   /// The index of a stored state, or UINT32_MAX.
-  [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const {
+  [[nodiscard]] std::uint32_t find(const std::uint8_t* s) const { return find(s, hash(s)); }
+  /// The same, with `h` = hash(s).
+  [[nodiscard]] std::uint32_t find(const std::uint8_t* s, std::uint64_t h) const {
     if (table_.bytes() == 0) throw std::logic_error("check: a lookup in a released index");
-    const std::uint64_t h = hash(s);
     const std::uint64_t tag = h & tag_bits;
     for (std::size_t i = home(h);; i = next(i)) {
       const std::uint64_t e = slot()[i];
@@ -139,6 +144,18 @@ class StateSet {
   void restore_index() {
     if (table_.bytes() != 0) return;
     rebuild();
+  }
+  /// Saves the stored states to a file at `path`.
+  void save(const std::string& path) const { save_file(path, arena_.data(), count_ * stride_); }
+  /// The stored states become those saved at `path` (mapped read-only, as by move_states_to_file),
+  /// without an index: restore_index() builds it, sized as the insertions would have.
+  void load(const std::string& path) {
+    table_ = Region{};
+    const std::size_t bytes = arena_.map_file(path);
+    if (bytes % stride_ != 0) throw std::runtime_error("check: " + path + " has the wrong size for its states");
+    count_ = bytes / stride_;
+    constexpr std::size_t most = std::size_t{1} << 32;
+    while (count_ * 10 > slots_ * 7 && slots_ < most) slots_ = std::min(slots_ + slots_ / 2, most);
   }
   /// Arena plus index, per stored state.
   [[nodiscard]] std::size_t bytes_per_state() const {
@@ -390,6 +407,41 @@ Label rename_label(Label l, const Renaming& r) {
 
 }  // namespace
 
+/// What a checkpoint must match to be resumed: the instance and every option that changes the
+/// stored states or the graph.
+std::string checkpoint_identity(const Instance& inst, const Options& opt, const Model& model) {
+  return describe(inst) + " symmetry=" + (opt.symmetry ? "1" : "0") + " collapse=" + (opt.collapse ? "1" : "0") +
+         " stride=" + std::to_string(model.stride()) + " record=" + std::to_string(model.record_size());
+}
+
+constexpr const char* checkpoint_format = "lmx-check-checkpoint 1";
+
+/// The saved exploration's header: "key value" lines after the format line.
+std::map<std::string, std::string> read_checkpoint_header(const std::string& dir) {
+  const std::string path = dir + "/checkpoint";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("check: no checkpoint in " + dir + " (cannot read " + path + ")");
+  std::string line;
+  if (!std::getline(in, line) || line != checkpoint_format)
+    throw std::runtime_error("check: " + path + " is not a checkpoint of this version ('" + checkpoint_format + "')");
+  std::map<std::string, std::string> header;
+  while (std::getline(in, line)) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos) throw std::runtime_error("check: a malformed line in " + path + ": " + line);
+    header[line.substr(0, space)] = line.substr(space + 1);
+  }
+  for (const char* key : {"run", "states", "transitions", "depth", "records", "explore_cpu_seconds", "seconds"})
+    if (header.count(key) == 0) throw std::runtime_error("check: " + path + " has no " + key);
+  return header;
+}
+
+std::uint64_t header_number(const std::map<std::string, std::string>& header, const std::string& key) {
+  const std::string& text = header.at(key);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw std::runtime_error("check: the checkpoint's " + key + " is not a number: " + text);
+  return std::stoull(text);
+}
+
 Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -408,6 +460,10 @@ Result check(const Instance& inst, const Options& opt) {
   std::vector<Pending> pending;
   std::map<std::string, unsigned> seen;
   std::array<unsigned, 2> transition_problems{};  // internal, P3
+  const bool saving = !opt.save_dir.empty(), resuming = !opt.resume_dir.empty();
+  if ((saving || resuming) && !opt.liveness)
+    throw std::invalid_argument("check: saving or resuming an exploration is for full runs, not safety only");
+  if (saving && resuming) throw std::invalid_argument("check: a run saves its exploration or resumes one, not both");
 
   bool twisted = false;  // set by pack: the last state packed is not canonical
   auto pack = [&](const Global& g, std::uint8_t* out) {
@@ -431,10 +487,41 @@ Result check(const Instance& inst, const Options& opt) {
   };
 
   const Global init = model.initial();
-  pack(init, buf.data());
-  set.insert(buf.data());
-  parent.push_back(UINT32_MAX);
-  check_state(init, 0);
+  double saved_cpu = 0, saved_seconds = 0;  // a resumed run's saved exploration
+  if (!resuming) {
+    pack(init, buf.data());
+    set.insert(buf.data());
+    parent.push_back(UINT32_MAX);
+    check_state(init, 0);
+  } else {
+    // The saved exploration found no violation (else nothing was saved): what is left is the
+    // analysis, on the stored states, their node records, parent links and graph read back.
+    const auto header = read_checkpoint_header(opt.resume_dir);
+    const std::string identity = checkpoint_identity(inst, opt, model);
+    if (header.at("run") != identity)
+      throw std::runtime_error("check: the checkpoint in " + opt.resume_dir +
+                               " is of another run: " + header.at("run") + " (this run: " + identity + ")");
+    const std::string dir = opt.resume_dir + "/";
+    {
+      Column<std::uint8_t> records;
+      records.load(dir + "records.bin");
+      const std::uint64_t count = header_number(header, "records");
+      if (records.size() != count * model.record_size())
+        throw std::runtime_error("check: " + dir + "records.bin does not hold the checkpoint's " +
+                                 std::to_string(count) + " node records");
+      model.restore_node_records(records.data(), count);
+    }
+    set.load(dir + "states.bin");
+    parent.load(dir + "parents.bin");
+    gr.load(dir + "graph.");
+    if (set.size() != header_number(header, "states") || parent.size() != set.size() || gr.states() != set.size())
+      throw std::runtime_error("check: the files in " + opt.resume_dir + " do not hold the checkpoint's " +
+                               header.at("states") + " states");
+    res.transitions = header_number(header, "transitions");
+    res.max_depth = static_cast<unsigned>(header_number(header, "depth"));
+    saved_cpu = std::stod(header.at("explore_cpu_seconds"));
+    saved_seconds = std::stod(header.at("seconds"));
+  }
   bool truncated = false;
   auto out_of_time = [&] {
     if (opt.max_seconds <= 0 ||
@@ -474,7 +561,8 @@ Result check(const Instance& inst, const Options& opt) {
   // the numbers of states stored when the scan reaches them (no depth stored per state).
   unsigned level = 0;
   std::size_t level_end = 1;
-  for (std::uint32_t i = 0; i < set.size(); ++i) {
+  // A resumed run's states are all expanded already.
+  for (auto i = static_cast<std::uint32_t>(resuming ? set.size() : 0); i < set.size(); ++i) {
     if (i == level_end) ++level, level_end = set.size();
     if ((i & 4095u) == 0 && out_of_time()) break;
     if ((i & 65535u) == 0 && i > 0) progress("exploring");
@@ -528,11 +616,34 @@ Result check(const Instance& inst, const Options& opt) {
     if (opt.liveness) gr.close_state(i, identity_nodes);
   }
   res.states = set.size();
-  res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  if (opt.liveness) gr.finish();
+  res.explore_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC + saved_cpu;
+  if (opt.liveness && !resuming) gr.finish();
   const std::size_t graph_bytes = gr.bytes();  // gr is freed early
 
-  if (opt.liveness && !truncated) {
+  // Saving: the exploration goes to files and the run stops, unless it found a violation, which
+  // decides the verdict; then it stops with that, and deadlock and P7 are left undecided.
+  if (saving && !truncated && pending.empty()) {
+    const std::string dir = opt.save_dir + "/";
+    std::filesystem::create_directories(opt.save_dir);
+    std::filesystem::remove(dir + "checkpoint");  // the header goes last: a partial save has none
+    save_file(dir + "records.bin", model.node_record_data(), model.node_records() * model.record_size());
+    set.save(dir + "states.bin");
+    parent.save(dir + "parents.bin");
+    gr.save(dir + "graph.");
+    {
+      std::ofstream out(dir + "checkpoint.part");
+      out << checkpoint_format << "\nrun " << checkpoint_identity(inst, opt, model) << "\nstates " << set.size()
+          << "\ntransitions " << res.transitions << "\ndepth " << res.max_depth << "\nrecords " << model.node_records()
+          << "\nexplore_cpu_seconds " << std::to_string(res.explore_cpu_seconds) << "\nseconds "
+          << std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) << "\n";
+      if (!out.flush()) throw std::runtime_error("check: cannot write " + dir + "checkpoint.part");
+    }
+    std::filesystem::rename(dir + "checkpoint.part", dir + "checkpoint");
+    truncated = true;
+    res.limit = "saved";
+  }
+
+  if (opt.liveness && !truncated && !saving) {
     const std::size_t n = set.size();
     // The index of the stored states is released for the analysis, which runs at a run's peak of
     // memory: rebuilding concrete states (below) looks canonical forms up in its own set, and only
@@ -609,138 +720,165 @@ Result check(const Instance& inst, const Options& opt) {
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
     // `states`, the first `count` of them, those with in_base set considered).
+    //
+    // The nodes' decompositions are independent, and read only the graph, the states and their
+    // node records (nothing is numbered meanwhile): two run at a time, on two threads, and the
+    // rest of each node's decision runs after them, in node order, as before.
+    struct Decomposition {
+      std::vector<std::uint32_t> comp;
+      std::vector<bool> allowed;
+      std::exception_ptr failure;  // an exception of the decomposing thread, rethrown in this one
+    };
     auto decide = [&](const Graph& fg, const StateSet& states, std::size_t count, const std::vector<bool>& in_base) {
-      for (unsigned u = 0; u < inst.nodes; ++u) {
-        if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
-        std::vector<bool> in(count);
-        std::vector<bool> allowed;
-        for (std::size_t s = 0; s < count; ++s)
-          in[s] = in_base[s] && model.packed_state(states.at(s), u) != InitiatorState::idle;
-        const auto comp = end_components(fg, in, allowed);
-
-        release(in);
-        // The members of each component, grouped: the member states sorted by (component, state),
-        // and where each component's members begin. One allocation instead of one per component,
-        // 4 bytes per member and per component, counted before allocating: this runs while the
-        // whole graph is in memory, and an array grown by doubling would take three times as much.
-        std::size_t member_count = 0;
-        for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
-        std::vector<std::uint32_t> member_state;
-        member_state.reserve(member_count);
-        for (std::size_t s = 0; s < count; ++s)
-          if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
-        std::sort(member_state.begin(), member_state.end(),
-                  [&](std::uint32_t x, std::uint32_t y) { return comp[x] != comp[y] ? comp[x] < comp[y] : x < y; });
-        auto starts_group = [&](std::size_t i) { return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]]; };
-        std::size_t group_count = 0;
-        for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
-        std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
-        group_begin.reserve(group_count + 1);
-        for (std::size_t i = 0; i < member_count; ++i)
-          if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
-        group_begin.push_back(static_cast<std::uint32_t>(member_count));
-        auto members = [&](std::uint32_t c) {
-          return std::span<const std::uint32_t>(member_state.data() + group_begin[c],
-                                                group_begin[c + 1] - group_begin[c]);
-        };
-        std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
-        std::vector<std::uint32_t> words;                        // the members' task words, in the graph's action order
-        for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
-          const auto ms = members(c);
-          words.clear();
-          for (std::uint32_t s : ms) {
-            const std::size_t before = words.size();
-            model.unpack(states.at(s), g);
-            // The task identity does not depend on the outcome (completes_bit is masked off).
-            model.node_moves(g, [&](const Label& l) { words.push_back(task_of(l, Outcome{})); });
-            if (std::none_of(words.begin() + static_cast<std::ptrdiff_t>(before), words.end(),
-                             [](std::uint32_t w) { return (w & fair_bit) != 0; }))
-              words.push_back(stutter_task);  // as Graph::close_state
-            if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
-              throw std::logic_error("check: the actions of a state differ from those in the graph");
-          }
-          // Candidate tasks: fair tasks enabled at the first member.
-          std::vector<std::uint32_t> cand;
-          for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
-            if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
-          bool fair = true;
-          for (std::uint32_t task : cand) {
-            bool everywhere = true, taken = false;
-            std::size_t w = 0;  // the first word of member s
-            for (std::uint32_t s : ms) {
-              bool enabled = false;
-              for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
-                if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
-                  enabled = true;
-                  if (allowed[a]) taken = true;
-                }
-              w += fg.state_begin[s + 1] - fg.state_begin[s];
-              if (!enabled) everywhere = false;
-            }
-            if (everywhere && !taken) {
-              fair = false;
-              break;
-            }
-          }
-          if (!fair) continue;
-          // Report the member whose stored state was found first (breadth first: the shallowest).
-          std::uint32_t first = ms[0], first_stored = UINT32_MAX;
-          for (std::uint32_t m : ms) {
-            std::uint32_t stored = m;
-            if (&states != &set) {
-              set.restore_index();  // released for the analysis; needed again only here, in failing runs
-              model.unpack(states.at(m), g);
-              model.canonical(g, buf.data());
-              stored = set.find(buf.data());
-            }
-            if (stored < first_stored) first_stored = stored, first = m;
-          }
-          fair_entries.push_back({first_stored, first, c});
+      auto decompose = [&](unsigned u, Decomposition& d) {
+        try {
+          std::vector<bool> in(count);
+          for (std::size_t s = 0; s < count; ++s)
+            in[s] = in_base[s] && model.packed_state(states.at(s), u) != InitiatorState::idle;
+          d.comp = end_components(fg, in, d.allowed);
+        } catch (...) {
+          d.failure = std::current_exception();
         }
-        std::sort(fair_entries.begin(), fair_entries.end());
-        for (auto [depth_order, s, c] : fair_entries) {
-          if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
-            for (std::uint32_t m : members(c)) {
-              model.unpack(states.at(m), g);
-              std::fprintf(stderr, "ec %u state %u:", c, m);
-              for (unsigned w = 0; w < inst.nodes; ++w) {
-                const auto& r = g.n[w];
-                std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
-                             std::string(core::to_string(r.s.state)).c_str(),
-                             std::string(core::to_string(r.s.phase)).c_str(),
-                             r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(),
-                             r.s.replied.bits(), r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(),
-                             r.s.on_hold.bits(), r.s.applicants.bits(), r.s.candidates.bits(),
-                             r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
-                for (unsigned p = 0; p <= inst.delta; ++p)
-                  for (auto code : r.chan[p])
-                    if (code) {
-                      const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
-                      std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
-                    }
-              }
-              std::fprintf(stderr, "\n");
-              fg.each_action(m, [&](std::uint64_t a, const Graph::Target* ts, unsigned outcome_count) {
-                std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], static_cast<int>(allowed[a]));
-                for (unsigned t = 0; t < outcome_count; ++t) std::fprintf(stderr, " %u", ts[t].to);
-                std::fprintf(stderr, "\n");
-              });
+      };
+      for (unsigned pair = 0; pair < inst.nodes; pair += 2) {
+        if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
+        std::array<Decomposition, 2> done;
+        {
+          std::thread second;
+          if (pair + 1 < inst.nodes) second = std::thread(decompose, pair + 1, std::ref(done[1]));
+          decompose(pair, done[0]);
+          if (second.joinable()) second.join();
+        }
+        for (const Decomposition& d : done)
+          if (d.failure) std::rethrow_exception(d.failure);
+        for (unsigned u = pair; u < std::min(pair + 2, inst.nodes); ++u) {
+          const std::vector<std::uint32_t> comp = std::move(done[u - pair].comp);
+          const std::vector<bool> allowed = std::move(done[u - pair].allowed);
+          // The members of each component, grouped: the member states sorted by (component, state),
+          // and where each component's members begin. One allocation instead of one per component,
+          // 4 bytes per member and per component, counted before allocating: this runs while the
+          // whole graph is in memory, and an array grown by doubling would take three times as much.
+          std::size_t member_count = 0;
+          for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
+          std::vector<std::uint32_t> member_state;
+          member_state.reserve(member_count);
+          for (std::size_t s = 0; s < count; ++s)
+            if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
+          std::sort(member_state.begin(), member_state.end(),
+                    [&](std::uint32_t x, std::uint32_t y) { return comp[x] != comp[y] ? comp[x] < comp[y] : x < y; });
+          auto starts_group = [&](std::size_t i) {
+            return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]];
+          };
+          std::size_t group_count = 0;
+          for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
+          std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
+          group_begin.reserve(group_count + 1);
+          for (std::size_t i = 0; i < member_count; ++i)
+            if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
+          group_begin.push_back(static_cast<std::uint32_t>(member_count));
+          auto members = [&](std::uint32_t c) {
+            return std::span<const std::uint32_t>(member_state.data() + group_begin[c],
+                                                  group_begin[c + 1] - group_begin[c]);
+          };
+          std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
+          std::vector<std::uint32_t> words;  // the members' task words, in the graph's action order
+          for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
+            const auto ms = members(c);
+            words.clear();
+            for (std::uint32_t s : ms) {
+              const std::size_t before = words.size();
+              model.unpack(states.at(s), g);
+              // The task identity does not depend on the outcome (completes_bit is masked off).
+              model.node_moves(g, [&](const Label& l) { words.push_back(task_of(l, Outcome{})); });
+              if (std::none_of(words.begin() + static_cast<std::ptrdiff_t>(before), words.end(),
+                               [](std::uint32_t w) { return (w & fair_bit) != 0; }))
+                words.push_back(stutter_task);  // as Graph::close_state
+              if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
+                throw std::logic_error("check: the actions of a state differ from those in the graph");
             }
-          const std::string where(core::to_string(model.packed_state(states.at(s), u)));
-          Global at;
-          model.unpack(states.at(s), at);
-          const std::uint32_t stored = depth_order;
-          report(Pending{"P7",
-                         "P7/" + where,
-                         "can stay in " + where +
-                             " forever under weak fairness with positive probability (a fair end component of " +
-                             std::to_string(members(c).size()) + " states)",
-                         {u},
-                         stored,
-                         false,
-                         {},
-                         at,
-                         true});
+            // Candidate tasks: fair tasks enabled at the first member.
+            std::vector<std::uint32_t> cand;
+            for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
+              if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
+            bool fair = true;
+            for (std::uint32_t task : cand) {
+              bool everywhere = true, taken = false;
+              std::size_t w = 0;  // the first word of member s
+              for (std::uint32_t s : ms) {
+                bool enabled = false;
+                for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
+                  if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
+                    enabled = true;
+                    if (allowed[a]) taken = true;
+                  }
+                w += fg.state_begin[s + 1] - fg.state_begin[s];
+                if (!enabled) everywhere = false;
+              }
+              if (everywhere && !taken) {
+                fair = false;
+                break;
+              }
+            }
+            if (!fair) continue;
+            // Report the member whose stored state was found first (breadth first: the shallowest).
+            std::uint32_t first = ms[0], first_stored = UINT32_MAX;
+            for (std::uint32_t m : ms) {
+              std::uint32_t stored = m;
+              if (&states != &set) {
+                set.restore_index();  // released for the analysis; needed again only here, in failing runs
+                model.unpack(states.at(m), g);
+                model.canonical(g, buf.data());
+                stored = set.find(buf.data());
+              }
+              if (stored < first_stored) first_stored = stored, first = m;
+            }
+            fair_entries.push_back({first_stored, first, c});
+          }
+          std::sort(fair_entries.begin(), fair_entries.end());
+          for (auto [depth_order, s, c] : fair_entries) {
+            if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
+              for (std::uint32_t m : members(c)) {
+                model.unpack(states.at(m), g);
+                std::fprintf(stderr, "ec %u state %u:", c, m);
+                for (unsigned w = 0; w < inst.nodes; ++w) {
+                  const auto& r = g.n[w];
+                  std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
+                               std::string(core::to_string(r.s.state)).c_str(),
+                               std::string(core::to_string(r.s.phase)).c_str(),
+                               r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(),
+                               r.s.replied.bits(), r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(),
+                               r.s.on_hold.bits(), r.s.applicants.bits(), r.s.candidates.bits(),
+                               r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
+                  for (unsigned p = 0; p <= inst.delta; ++p)
+                    for (auto code : r.chan[p])
+                      if (code) {
+                        const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
+                        std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
+                      }
+                }
+                std::fprintf(stderr, "\n");
+                fg.each_action(m, [&](std::uint64_t a, const Graph::Target* ts, unsigned outcome_count) {
+                  std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], static_cast<int>(allowed[a]));
+                  for (unsigned t = 0; t < outcome_count; ++t) std::fprintf(stderr, " %u", ts[t].to);
+                  std::fprintf(stderr, "\n");
+                });
+              }
+            const std::string where(core::to_string(model.packed_state(states.at(s), u)));
+            Global at;
+            model.unpack(states.at(s), at);
+            const std::uint32_t stored = depth_order;
+            report(Pending{"P7",
+                           "P7/" + where,
+                           "can stay in " + where +
+                               " forever under weak fairness with positive probability (a fair end component of " +
+                               std::to_string(members(c).size()) + " states)",
+                           {u},
+                           stored,
+                           false,
+                           {},
+                           at,
+                           true});
+          }
         }
       }
     };
@@ -826,22 +964,36 @@ Result check(const Instance& inst, const Options& opt) {
         if ((s & 65535u) == 0) progress("rebuilding", lifted.size());
         model.unpack(lifted.at(s), c);
         lg.open_state();
+        // As in the exploration, the successors are packed and their index slots prefetched first,
+        // so that their lookups' cache misses overlap; then they are taken in order.
+        batch.clear();
         model.successors(c, [&](const Label& l, const Global& next, const Outcome& o) {
-          if (l.move == Move::cut || l.move == Move::connect) return;
-          model.pack(next, buf.data());
-          if (const std::uint32_t known = lifted.find(buf.data()); known != UINT32_MAX) {
-            lg.add(l, o, known);  // most successors: no canonical form needed
-            return;
+          if (l.move != Move::cut && l.move != Move::connect) batch.push_back(Successor{l, o, next, 0, 0, false});
+        });
+        lifted.reserve(batch.size());
+        packed.resize(batch.size() * stride);
+        for (std::size_t b = 0; b < batch.size(); ++b) {
+          model.pack(batch[b].next, packed.data() + b * stride);
+          batch[b].hash = lifted.hash(packed.data() + b * stride);
+          lifted.prefetch(batch[b].hash);
+        }
+        for (const Successor& sc : batch) lifted.prefetch_match(sc.hash);
+        for (std::size_t b = 0; b < batch.size(); ++b) {
+          const Successor& sc = batch[b];
+          const std::uint8_t* mine = packed.data() + b * stride;
+          if (const std::uint32_t known = lifted.find(mine, sc.hash); known != UINT32_MAX) {
+            lg.add(sc.label, sc.outcome, known);  // most successors: no canonical form needed
+            continue;
           }
-          model.canonical(next, canon.data());
+          model.canonical(sc.next, canon.data());
           if (const std::uint32_t stored = canon_index.find(canon.data());
               stored == UINT32_MAX || lift_comp[stored] != lifted_comp[s]) {
-            lg.add(l, o, Graph::sink_target);  // to the sink, numbered once the states are all known
-            return;
+            lg.add(sc.label, sc.outcome, Graph::sink_target);  // to the sink, numbered once all are known
+            continue;
           }
-          lg.add(l, o, lifted.insert(buf.data()).first);
+          lg.add(sc.label, sc.outcome, lifted.insert(mine, sc.hash).first);
           lifted_comp.push_back(lifted_comp[s]);
-        });
+        }
         lg.close_state(s);
       }
       canon_index = StateSet(stride);  // freed: the decision needs the rebuilt states alone
@@ -920,10 +1072,11 @@ Result check(const Instance& inst, const Options& opt) {
   res.node_records = model.node_records();
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() + saved_seconds;
+  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC + saved_cpu;
   if (!res.phase_cpu_seconds.empty())
     res.phase_cpu_seconds.back().second = static_cast<double>(std::clock() - phase_start) / CLOCKS_PER_SEC;
+  if (resuming) res.phase_cpu_seconds.front().second += saved_cpu;  // "exploring": reading back, and the saved
   return res;
 }
 

@@ -4,15 +4,18 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +42,33 @@ inline bool write_all(int fd, const void* p, std::size_t n) {
     bytes += written, n -= static_cast<std::size_t>(written);
   }
   return true;
+}
+
+/// Creates (or empties) the file at `path` for writing; throws, naming it, if it cannot.
+inline int create_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("check: cannot create " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+/// Opens the file at `path` for reading and gives its size; throws, naming it, if it cannot.
+inline int open_file(const std::string& path, std::size_t& bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd >= 0) close(fd);
+    throw std::runtime_error("check: cannot read " + path + ": " + std::strerror(errno));
+  }
+  bytes = static_cast<std::size_t>(st.st_size);
+  return fd;
+}
+
+/// Writes `n` bytes at `p` to a new file at `path`, then `pad` zero bytes; throws on an error.
+inline void save_file(const std::string& path, const void* p, std::size_t n, std::size_t pad = 0) {
+  static constexpr std::array<std::uint8_t, 64> zeros{};
+  const int fd = create_file(path);
+  const bool ok = pad <= zeros.size() && write_all(fd, p, n) && write_all(fd, zeros.data(), pad);
+  if (close(fd) != 0 || !ok) throw std::runtime_error("check: cannot write " + path + " (disk full?)");
 }
 
 /// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
@@ -114,6 +144,21 @@ class Region {
     return true;
   }
   [[nodiscard]] bool in_file() const { return in_file_; }
+  /// The region becomes the file at `path`, mapped read-only (a checkpoint's, read back); returns
+  /// the file's size.
+  std::size_t map_file(const std::string& path) {
+    Region gone;
+    swap(gone);
+    std::size_t used = 0;
+    const int fd = open_file(path, used);
+    void* p = used == 0 ? nullptr : mmap(nullptr, used, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);  // the mapping keeps the file
+    if (p == MAP_FAILED) throw std::runtime_error("check: cannot map " + path);
+    base_ = p;
+    bytes_ = used;
+    in_file_ = used != 0;
+    return used;
+  }
 
  private:
   static constexpr std::size_t huge = std::size_t{2} << 20;
@@ -145,6 +190,16 @@ class Column {
   [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
   /// Keeps the values in a temporary file (Region::keep_in_file); before the first push.
   void keep_in_file() { region_.keep_in_file(); }
+  /// Writes the values to a file, then `pad` zero bytes.
+  void save(const std::string& path, std::size_t pad = 0) const { save_file(path, data(), size_ * sizeof(T), pad); }
+  /// The values become those saved at `path` (with the same `pad`), mapped read-only: no pushes
+  /// after it.
+  void load(const std::string& path, std::size_t pad = 0) {
+    const std::size_t bytes = region_.map_file(path);
+    if (bytes < pad || (bytes - pad) % sizeof(T) != 0)
+      throw std::runtime_error("check: " + path + " has the wrong size for a checkpoint file");
+    size_ = (bytes - pad) / sizeof(T);
+  }
   /// Appends the low `len` bytes of `w` (bytes only). The region keeps at least 8 zero bytes past
   /// the end, so a reader may load 8 bytes at any position before it.
   void append_word(std::uint64_t w, unsigned len) {
@@ -177,6 +232,33 @@ class FileColumn {
   }
   [[nodiscard]] bool in_file() const { return fd_ >= 0; }
   [[nodiscard]] std::size_t size() const { return fd_ < 0 ? memory_.size() : flushed_ + buffer_.size(); }
+  /// Writes every value to a new file at `path`.
+  void save(const std::string& path) {
+    if (fd_ < 0) return memory_.save(path);
+    flush();
+    const int out = create_file(path);
+    std::vector<std::uint8_t> chunk(std::size_t{1} << 20);
+    bool ok = true;
+    for (std::size_t at = 0, total = flushed_ * sizeof(T); ok && at < total;) {
+      const ssize_t got = pread(fd_, chunk.data(), std::min(chunk.size(), total - at), static_cast<off_t>(at));
+      ok = got > 0 && write_all(out, chunk.data(), static_cast<std::size_t>(got));
+      at += ok ? static_cast<std::size_t>(got) : 0;
+    }
+    if (close(out) != 0 || !ok) throw std::runtime_error("check: cannot write " + path + " (disk full?)");
+  }
+  /// The values become those saved at `path`, read from the file as they are needed.
+  void load(const std::string& path) {
+    std::size_t bytes = 0;
+    const int fd = open_file(path, bytes);
+    if (bytes % sizeof(T) != 0) {
+      close(fd);
+      throw std::runtime_error("check: " + path + " has the wrong size for a checkpoint file");
+    }
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+    buffer_.clear();
+    flushed_ = bytes / sizeof(T);
+  }
   void push_back(T v) {
     if (fd_ < 0) {
       memory_.push_back(v);
@@ -246,6 +328,22 @@ class BlockOffsets {
   [[nodiscard]] std::uint64_t back() const { return (*this)[size() - 1]; }
   [[nodiscard]] std::size_t bytes() const {
     return narrow_.size() * 2 + wide_.size() * 4 + blocks_.size() * sizeof(Block);
+  }
+  /// Saves the offsets to three files: `prefix` plus ".blocks", ".narrow" and ".wide".
+  void save(const std::string& prefix) const {
+    save_file(prefix + ".blocks", blocks_.data(), blocks_.size() * sizeof(Block));
+    narrow_.save(prefix + ".narrow");
+    wide_.save(prefix + ".wide");
+  }
+  /// Reads back what save wrote: the blocks into memory, the values mapped read-only.
+  void load(const std::string& prefix) {
+    Column<Block> blocks;
+    blocks.load(prefix + ".blocks");
+    narrow_.load(prefix + ".narrow");
+    wide_.load(prefix + ".wide");
+    if (blocks.size() != (narrow_.size() + block - 1) / block || wide_.size() % block != 0)
+      throw std::runtime_error("check: the offsets saved at " + prefix + " do not match");
+    blocks_.assign(blocks.data(), blocks.data() + blocks.size());
   }
 
  private:
@@ -346,6 +444,25 @@ struct Graph {
     flags.keep_in_file();
     code_.keep_in_file();
     code_begin_.keep_in_file();
+  }
+
+  /// Saves the finished graph to files named from `prefix`.
+  void save(const std::string& prefix) const {
+    state_begin.save(prefix + "state_begin");
+    flags.save(prefix + "flags.bin");
+    code_.save(prefix + "code.bin", 8);  // the 8 readable bytes past the end that next() loads
+    code_begin_.save(prefix + "code_begin");
+  }
+  /// Reads back a graph saved by save() (after keep_renamings with the same nodes and with k set),
+  /// mapped read-only; finished.
+  void load(const std::string& prefix) {
+    state_begin.load(prefix + "state_begin");
+    flags.load(prefix + "flags.bin");
+    code_.load(prefix + "code.bin", 8);
+    code_begin_.load(prefix + "code_begin");
+    if (state_begin.size() == 0 || code_begin_.size() + 1 != state_begin.size() || state_begin.back() != flags.size())
+      throw std::runtime_error("check: the graph saved at " + prefix + " does not match");
+    sink_ = sink_target;
   }
 
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }

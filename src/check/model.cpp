@@ -226,6 +226,13 @@ void RecordTable::grow() {
   }
 }
 
+void Model::restore_node_records(const std::uint8_t* data, std::size_t count) const {
+  if (records_.size() != 0) throw std::logic_error("check: node records restored into a used table");
+  for (std::size_t i = 0; i < count; ++i)
+    if (records_.intern(data + i * records_.record_bytes()) != i)
+      throw std::runtime_error("check: a checkpoint's node records repeat");
+}
+
 Model::Model(const Instance& inst, std::size_t memo_slots, bool collapse)
     : inst_(inst), proto_(core::Config{inst.delta, inst.k, inst.variant}) {
   std::array<std::uint8_t, max_nodes> p{};

@@ -171,6 +171,12 @@ class Model {
   /// Distinct node records numbered so far (0 without collapse), and the memory they take.
   [[nodiscard]] std::size_t node_records() const { return records_.size(); }
   [[nodiscard]] std::size_t node_record_bytes() const { return collapse_ ? records_.memory_bytes() : 0; }
+  /// The numbered node records, in order: node_records() of them, record_size() bytes each.
+  [[nodiscard]] const std::uint8_t* node_record_data() const { return records_.at(0); }
+  [[nodiscard]] std::size_t record_size() const { return records_.record_bytes(); }
+  /// Numbers `count` records given in order (those of a checkpoint), as the run that saved them
+  /// did, so that its stored states read back the same. Only before any state is packed.
+  void restore_node_records(const std::uint8_t* data, std::size_t count) const;
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).

@@ -3,8 +3,10 @@
 #include "lmx/check/checker.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -590,6 +592,88 @@ TEST(Checker, NodeRecordsByNumberGiveTheSameResults) {
     EXPECT_EQ(b.node_records, 0u);
     EXPECT_LT(a.bytes_per_state, b.bytes_per_state);
   }
+}
+
+/// A fresh, empty directory for one test's files, removed with it.
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / ("lmx-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+};
+
+// A run in two (an exploration saved, then resumed in another call) finds what one run finds:
+// the same verdict, counts and counterexamples, on a failing paper instance, a passing one with
+// renamed end components (rebuilt states), three nodes with a change, and without the reduction,
+// numbered records, or memory graph. The saving run stops after the exploration, undecided.
+TEST(Checker, AResumedRunFindsWhatOneRunFinds) {
+  Instance three = two_nodes(Variant::repaired, 1, 1);
+  three.nodes = 3;
+  struct Case {
+    Instance inst;
+    bool symmetry, collapse, graph_on_disk;
+  };
+  for (const Case& c : {Case{two_nodes(Variant::paper, 2, 2), true, true, false},
+                        Case{two_nodes(Variant::repaired, 2, 2), true, true, true}, Case{three, true, true, false},
+                        Case{two_nodes(Variant::paper, 1, 1), false, false, false}}) {
+    SCOPED_TRACE(lmx::check::describe(c.inst));
+    const ScratchDir dir("resume");
+    lmx::check::Options whole;
+    whole.symmetry = c.symmetry, whole.collapse = c.collapse, whole.graph_on_disk = c.graph_on_disk;
+    lmx::check::Options first = whole, second = whole;
+    first.save_dir = dir.path.string();
+    second.resume_dir = dir.path.string();
+    const auto one = lmx::check::check(c.inst, whole);
+    const auto saved = lmx::check::check(c.inst, first);
+    EXPECT_EQ(saved.verdict, "incomplete");
+    EXPECT_EQ(saved.limit, "saved");
+    EXPECT_EQ(saved.states, one.states);
+    EXPECT_TRUE(saved.violations.empty());
+    EXPECT_TRUE(std::filesystem::exists(dir.path / "checkpoint"));
+    const auto resumed = lmx::check::check(c.inst, second);
+    expect_same_results(one, resumed);
+    EXPECT_EQ(resumed.node_records, one.node_records);
+    EXPECT_TRUE(resumed.limit.empty());
+    EXPECT_GE(resumed.explore_cpu_seconds, saved.explore_cpu_seconds);  // the saved exploration's time counts
+  }
+}
+
+// A checkpoint is resumed only by the run that saved it, whole: another instance or other options,
+// a missing or cut file, no checkpoint at all, or a safety-only run are refused with an error that
+// says so, before any analysis.
+TEST(Checker, ResumingRefusesAnotherRunsOrABrokenCheckpoint) {
+  const Instance inst = two_nodes(Variant::paper, 1, 1);
+  const ScratchDir dir("refuse");
+  lmx::check::Options save;
+  save.save_dir = dir.path.string();
+  ASSERT_EQ(lmx::check::check(inst, save).limit, "saved");
+  auto refusal = [&](const Instance& i, lmx::check::Options opt) {
+    opt.resume_dir = dir.path.string();
+    try {
+      (void)lmx::check::check(i, opt);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(two_nodes(Variant::repaired, 1, 1), {}).find("of another run"), std::string::npos);
+  lmx::check::Options plain;
+  plain.collapse = false;
+  EXPECT_NE(refusal(inst, plain).find("of another run"), std::string::npos);
+  lmx::check::Options safety;
+  safety.liveness = false;
+  EXPECT_NE(refusal(inst, safety).find("not safety only"), std::string::npos);
+  EXPECT_EQ(refusal(inst, {}), "accepted");  // the checkpoint itself is whole
+  std::filesystem::resize_file(dir.path / "graph.flags.bin", 3);
+  EXPECT_NE(refusal(inst, {}).find("does not match"), std::string::npos);
+  std::filesystem::remove(dir.path / "parents.bin");
+  EXPECT_NE(refusal(inst, {}).find("cannot read"), std::string::npos);
+  std::filesystem::resize_file(dir.path / "states.bin", 5);  // read before the parent links
+  EXPECT_NE(refusal(inst, {}).find("wrong size"), std::string::npos);
+  std::filesystem::remove(dir.path / "checkpoint");
+  EXPECT_NE(refusal(inst, {}).find("no checkpoint"), std::string::npos);
 }
 
 // The table of node records numbers records in order of first sight, gives a known record its

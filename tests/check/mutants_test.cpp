@@ -5,6 +5,7 @@
 // core passes the 2-node instances and shows no violation on that 3-node prefix.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -145,3 +146,21 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
 }
 
 }  // namespace
+
+// Saving an exploration that found a violation saves nothing: the violation decides the verdict,
+// and the run stops with it and its counterexample (here a mutant's P2 on 2 nodes, no change).
+TEST(MutantsSaving, AViolationOfTheExplorationIsReportedNotSaved) {
+  const Guard g(Mutant::win_true_to_ties);
+  const auto dir = std::filesystem::temp_directory_path() / "lmx-mutant-save";
+  std::filesystem::remove_all(dir);
+  lmx::check::Options opt;
+  opt.save_dir = dir.string();
+  const auto r = lmx::check::check(lmx::check::testing::two_nodes(lmx::core::Variant::repaired, 1, 0), opt);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(r.limit.empty());
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().kind, "P2");
+  EXPECT_FALSE(r.violations.front().trace.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint"));
+  std::filesystem::remove_all(dir);
+}

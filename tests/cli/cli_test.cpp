@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -217,4 +218,38 @@ TEST(Check, NoCollapseFindsTheSame) {
   EXPECT_GT(both[0].at("node_records").get<std::uint64_t>(), 0u);
   EXPECT_EQ(both[1].at("node_records").get<std::uint64_t>(), 0u);
   EXPECT_GT(both[1].at("bytes_per_state").get<std::uint64_t>(), both[0].at("bytes_per_state").get<std::uint64_t>());
+}
+
+// --save stops after the exploration (exit 3, limit "saved", a text line that says how to go on);
+// --resume, in another process, finds what one run finds. Bad combinations and a missing
+// checkpoint are usage errors, said before any exploration.
+TEST(Check, SaveThenResumeFindsWhatOneRunFinds) {
+  const std::string dir = ::testing::TempDir() + "lmx-cli-checkpoint";
+  std::filesystem::remove_all(dir);
+  const std::string args = "check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 1";
+  const auto one = run_lmx(args + " --json");
+  const auto saved = run_lmx(args + " --save " + dir);
+  EXPECT_EQ(saved.exit_code, 3) << saved.out;
+  EXPECT_NE(saved.out.find("exploration saved in " + dir + ": decide it with --resume"), std::string::npos)
+      << saved.out;
+  const auto resumed = run_lmx(args + " --json --resume " + dir);
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.out;
+  const auto ja = nlohmann::json::parse(one.out), jb = nlohmann::json::parse(resumed.out);
+  for (const char* key : {"verdict", "states", "transitions", "max_depth", "lifted_states", "violations"})
+    EXPECT_EQ(ja.at(key), jb.at(key)) << key;
+  EXPECT_FALSE(jb.at("violations").empty());
+
+  const auto other = run_lmx("check --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 1 --max-changes 1 --resume " + dir);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.out.find("of another run"), std::string::npos) << other.out;
+  const auto both = run_lmx(args + " --save " + dir + " --resume " + dir);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+  const auto safety = run_lmx(args + " --safety-only --save " + dir);
+  EXPECT_EQ(safety.exit_code, 2);
+  EXPECT_NE(safety.out.find("not with --safety-only"), std::string::npos) << safety.out;
+  const auto missing = run_lmx(args + " --resume " + dir + "/nothing-here");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("no saved exploration"), std::string::npos) << missing.out;
+  std::filesystem::remove_all(dir);
 }

@@ -21,7 +21,7 @@ struct Args {
   std::string locks = "1";
   std::string edges = "0-1";
   bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false;
-  std::string write_dir, replay;
+  std::string write_dir, replay, save_dir, resume_dir;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
   double progress_every = 0;
@@ -72,6 +72,12 @@ const lmx::cli::Register reg{
        cmd->add_flag("--no-collapse", a.no_collapse,
                      "store each state's node records in it, not their numbers in a table of records (more "
                      "memory; same results)");
+       cmd->add_option("--save", a.save_dir,
+                       "save the finished exploration in this directory and stop (exit 3), for --resume to decide "
+                       "deadlock and P7 later: a run too long for one sitting, in two");
+       cmd->add_option("--resume", a.resume_dir,
+                       "decide deadlock and P7 from the exploration that --save left in this directory (the same "
+                       "instance and options) instead of exploring");
        cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
@@ -96,6 +102,20 @@ const lmx::cli::Register reg{
                                      (ec ? ": " + ec.message() : ""));
          }
          lmx::check::Options opt;
+         opt.save_dir = a.save_dir, opt.resume_dir = a.resume_dir;
+         if ((!a.save_dir.empty() || !a.resume_dir.empty()) && a.safety_only)
+           throw lmx::cli::Failure("--save and --resume are for full runs: not with --safety-only");
+         if (!a.save_dir.empty() && !a.resume_dir.empty())
+           throw lmx::cli::Failure("--save and --resume: a run saves its exploration or resumes one, not both");
+         if (!a.save_dir.empty()) {  // fail before a long run, not after it
+           std::error_code ec;
+           std::filesystem::create_directories(a.save_dir, ec);
+           if (ec || !std::filesystem::is_directory(a.save_dir))
+             throw lmx::cli::Failure("--save: cannot use " + a.save_dir + " as a directory" +
+                                     (ec ? ": " + ec.message() : ""));
+         }
+         if (!a.resume_dir.empty() && !std::filesystem::exists(a.resume_dir + "/checkpoint"))
+           throw lmx::cli::Failure("--resume: no saved exploration in " + a.resume_dir + " (no file 'checkpoint')");
          opt.liveness = !a.safety_only;
          opt.symmetry = !a.no_symmetry;
          opt.graph_on_disk = a.graph_on_disk;
@@ -123,7 +143,7 @@ const lmx::cli::Register reg{
            }
            line.show(text);
          };
-         const auto r = lmx::check::check(inst, opt);
+         const auto r = lmx::check::check(inst, opt);  // a checkpoint's errors: "lmx: error: ...", exit 2
          line.clear();
          const std::uint64_t peak = lmx::cli::peak_rss_bytes();
          std::vector<std::string> files;
@@ -169,10 +189,14 @@ const lmx::cli::Register reg{
                "{:.0f} (per processor second {:.0f})\nbytes/state: {} (peak memory {:.1f} MiB)\nmax depth: "
                "{}\nsymmetry "
                "reduction: {}{}\n",
-               r.verdict, r.limit.empty() ? "" : " (stopped by --max-" + r.limit + ")", r.states, r.transitions,
-               r.seconds, r.cpu_seconds, r.explore_cpu_seconds, r.seconds > 0 ? r.states / r.seconds : 0.0,
-               r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0, r.bytes_per_state,
-               static_cast<double>(peak) / (1 << 20), r.max_depth, opt.symmetry ? "nodes and ports" : "none",
+               r.verdict,
+               r.limit.empty()      ? ""
+               : r.limit == "saved" ? " (exploration saved in " + a.save_dir + ": decide it with --resume)"
+                                    : " (stopped by --max-" + r.limit + ")",
+               r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
+               r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
+               r.bytes_per_state, static_cast<double>(peak) / (1 << 20), r.max_depth,
+               opt.symmetry ? "nodes and ports" : "none",
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            std::string phases;
            for (const auto& [phase, secs] : r.phase_cpu_seconds)

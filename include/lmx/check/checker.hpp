@@ -59,6 +59,16 @@ struct Options {
   /// (collapse compression), instead of the records themselves: about a third of the bytes per
   /// stored state with 3 nodes. Same results.
   bool collapse = true;
+  /// Save the finished exploration of a full run (states, node records, parent links, liveness
+  /// graph) as files in this directory and stop there (verdict "incomplete", limit "saved"), for
+  /// a later run with resume_dir to decide deadlock and P7: an instance whose run is longer than
+  /// one sitting runs in two. If the exploration found a violation, nothing is saved and the run
+  /// stops with it (verdict "fail"). Empty: off.
+  std::string save_dir;
+  /// Continue from the exploration saved in this directory (save_dir) of the same instance with
+  /// the same symmetry and collapse options, instead of exploring: the results are those of one
+  /// run, times included (the saved exploration's are added). Empty: off.
+  std::string resume_dir;
   /// Stop after this many wall-clock seconds (0: no limit). Like max_states, a run stopped by it
   /// reports "incomplete": it bounds a sweep's time, and decides nothing that depends on it.
   double max_seconds = 0;
@@ -78,11 +88,12 @@ struct Violation {
 
 struct Result {
   std::string verdict;  ///< "pass", "fail" or "incomplete" (a limit reached)
-  std::string limit;    ///< the limit that stopped an incomplete run: "states" or "seconds"
+  /// The limit that stopped an incomplete run: "states", "seconds", or "saved" (Options::save_dir).
+  std::string limit;
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
   double seconds = 0;                 ///< wall clock
-  double cpu_seconds = 0;             ///< processor time (the checker is single-threaded)
+  double cpu_seconds = 0;             ///< processor time, of every thread (the analysis runs two at times)
   double explore_cpu_seconds = 0;     ///< processor time of the breadth-first exploration alone
   std::uint64_t bytes_per_state = 0;  ///< stored bytes per state (state vector + index + graph + node records)
   unsigned max_depth = 0;
