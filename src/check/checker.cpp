@@ -256,11 +256,14 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in
   std::vector<std::uint32_t> index(n, unvisited);
   auto comp = [&](std::size_t s) { return closed - index[s]; };  // for a closed state
   struct Call {
-    Graph::Cursor next;           // the next target of the action being followed
-    std::uint32_t state, action;  // the action being followed
-    std::uint32_t left;           // its targets not read yet
-    bool root;                    // no state visited before this one is reachable (yet)
+    Graph::Cursor next;    // the next target of the action being followed
+    std::uint64_t action;  // the action being followed (a graph may have over 2^32)
+    std::uint32_t state;   // the state it belongs to
+    std::uint8_t left;     // its targets not read yet (at most K)
+    bool root;             // no state visited before this one is reachable (yet)
   };
+  static_assert(sizeof(Call) <= 32, "a call record per state on the search path: keep it small");
+  static_assert(core::k_max <= UINT8_MAX);
   // Columns, not vectors: on a large graph nearly every state is on `stack` at once (one giant
   // component), and a vector doubling past a gigabyte would briefly hold two copies.
   Column<std::uint32_t> stack;  // visited states whose component is open, not roots
@@ -296,8 +299,9 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in
       if (!redo[root] || index[root] != unvisited) continue;
       auto visit = [&](std::uint32_t s) {
         index[s] = next_index++;
-        const std::uint32_t a = gr.state_begin[s];
-        calls.push_back(Call{gr.first(s), s, a, a < gr.state_begin[s + 1] ? gr.outcomes(a) : 0, true});
+        const std::uint64_t a = gr.state_begin[s];
+        calls.push_back(
+            Call{gr.first(s), a, s, static_cast<std::uint8_t>(a < gr.state_begin[s + 1] ? gr.outcomes(a) : 0), true});
       };
       visit(static_cast<std::uint32_t>(root));
       while (!calls.empty()) {
@@ -308,7 +312,7 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in
           if (!allowed[c.action] || c.left == 0) {
             for (; c.left > 0; --c.left) gr.next(c.next);  // the code is read in order
             ++c.action;
-            if (c.action < gr.state_begin[s + 1]) c.left = gr.outcomes(c.action);
+            if (c.action < gr.state_begin[s + 1]) c.left = static_cast<std::uint8_t>(gr.outcomes(c.action));
             continue;
           }
           --c.left;

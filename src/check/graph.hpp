@@ -144,6 +144,19 @@ class Region {
     return true;
   }
   [[nodiscard]] bool in_file() const { return in_file_; }
+  /// Gives back what lies past the first `used` bytes (rounded up to a page): memory, or the
+  /// temporary file's disk blocks, which a region grown by doubling holds up to twice of. The
+  /// contents kept stay; a later growth maps and allocates again.
+  void shrink(std::size_t used) {
+    constexpr std::size_t page = 4096;
+    used = std::max<std::size_t>((used + page - 1) / page * page, page);
+    if (base_ == nullptr || in_file_ || used >= bytes_) return;
+    void* p = mremap(base_, bytes_, used, 0);
+    if (p == MAP_FAILED) return;  // only space is lost
+    base_ = p;
+    bytes_ = used;
+    if (fd_ >= 0 && ftruncate(fd_, static_cast<off_t>(used)) != 0) return;  // the same
+  }
   /// The region becomes the file at `path`, mapped read-only (a checkpoint's, read back); returns
   /// the file's size.
   std::size_t map_file(const std::string& path) {
@@ -190,6 +203,8 @@ class Column {
   [[nodiscard]] T* data() const { return reinterpret_cast<T*>(region_.data()); }
   /// Keeps the values in a temporary file (Region::keep_in_file); before the first push.
   void keep_in_file() { region_.keep_in_file(); }
+  /// Gives back the space past the values and the 8 readable bytes after them (Region::shrink).
+  void shrink() { region_.shrink(size_ * sizeof(T) + 16); }
   /// Writes the values to a file, then `pad` zero bytes.
   void save(const std::string& path, std::size_t pad = 0) const { save_file(path, data(), size_ * sizeof(T), pad); }
   /// The values become those saved at `path` (with the same `pad`), mapped read-only: no pushes
@@ -329,6 +344,10 @@ class BlockOffsets {
   [[nodiscard]] std::size_t bytes() const {
     return narrow_.size() * 2 + wide_.size() * 4 + blocks_.size() * sizeof(Block);
   }
+  void shrink() {
+    narrow_.shrink();
+    wide_.shrink();
+  }
   /// Saves the offsets to three files: `prefix` plus ".blocks", ".narrow" and ".wide".
   void save(const std::string& prefix) const {
     save_file(prefix + ".blocks", blocks_.data(), blocks_.size() * sizeof(Block));
@@ -446,8 +465,14 @@ struct Graph {
     code_begin_.keep_in_file();
   }
 
-  /// Saves the finished graph to files named from `prefix`.
-  void save(const std::string& prefix) const {
+  /// Saves the finished graph to files named from `prefix`. The columns give back their spare
+  /// space first: with --graph-on-disk, files grown by doubling hold up to twice the graph, and the
+  /// copies need the disk.
+  void save(const std::string& prefix) {
+    state_begin.shrink();
+    flags.shrink();
+    code_.shrink();
+    code_begin_.shrink();
     state_begin.save(prefix + "state_begin");
     flags.save(prefix + "flags.bin");
     code_.save(prefix + "code.bin", 8);  // the 8 readable bytes past the end that next() loads
@@ -474,7 +499,6 @@ struct Graph {
   /// Starts the actions of the next state.
   void open_state() {
     const std::size_t s = state_begin.size();
-    if (flags.size() >= UINT32_MAX) throw std::length_error("check: liveness graph over 2^32 actions");
     state_begin.push_back(flags.size());
     code_begin_.push_back(code_.size());
     prev_ = static_cast<std::uint32_t>(s);
