@@ -10,6 +10,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <new>
 #include <span>
@@ -239,7 +240,9 @@ struct Pending {
 /// stays inside its strongly connected component, so a component in which no action and no state
 /// was dropped is final (it is strongly connected and closed), and states and actions dropped in
 /// one component can only affect that component.
-std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in, std::vector<bool>& allowed) {
+/// `round_started` (optional) is told each round's number (from 1) and the states it decomposes.
+std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in, std::vector<bool>& allowed,
+                                          const std::function<void(unsigned, std::size_t)>& round_started = {}) {
   const std::size_t n = in.size();
   const std::size_t na = gr.flags.size();
   allowed.assign(na, false);
@@ -274,9 +277,11 @@ std::vector<std::uint32_t> end_components(const Graph& gr, std::vector<bool>& in
   std::vector<std::uint8_t> dirty;
   bool first = true;
   std::uint32_t next_comp = 0;  // component ids are never reused, so final components keep theirs
-  for (;;) {
-    for (std::size_t s = 0; s < n; ++s) redo[s] = in[s] && (first || dirty[comp(s)]);
+  for (unsigned round = 1;; ++round) {
+    std::size_t decomposing = 0;
+    for (std::size_t s = 0; s < n; ++s) decomposing += redo[s] = in[s] && (first || dirty[comp(s)]);
     first = false;
+    if (round_started) round_started(round, decomposing);
     // Drop actions with an outcome outside the set.
     for (std::size_t s = 0; s < n; ++s) {
       if (!redo[s]) continue;
@@ -536,7 +541,7 @@ Result check(const Instance& inst, const Options& opt) {
     return true;
   };
   std::clock_t phase_start = c0;
-  auto progress = [&](const char* phase, std::uint64_t lifted = 0) {
+  auto progress = [&](const char* phase, std::uint64_t lifted = 0, unsigned round = 0, std::uint64_t decomposing = 0) {
     if (res.phase_cpu_seconds.empty() || res.phase_cpu_seconds.back().first != phase) {
       if (!res.phase_cpu_seconds.empty()) {  // the first phase starts with the run
         const std::clock_t now = std::clock();
@@ -545,7 +550,8 @@ Result check(const Instance& inst, const Options& opt) {
       }
       res.phase_cpu_seconds.emplace_back(phase, 0.0);
     }
-    if (opt.progress) opt.progress(Progress{phase, set.size(), res.transitions, res.max_depth, lifted});
+    if (opt.progress)
+      opt.progress(Progress{phase, set.size(), res.transitions, res.max_depth, lifted, round, decomposing});
   };
   progress("exploring");
   Global g;
@@ -720,7 +726,9 @@ Result check(const Instance& inst, const Options& opt) {
       for (std::size_t s = 0; s < n; ++s)
         if (model.packed_state(set.at(s), u) != InitiatorState::idle) in_any[s] = true;
     progress("end components");
-    auto union_comp = end_components(gr, in_any, allowed_any);
+    auto union_comp = end_components(gr, in_any, allowed_any, [&](unsigned round, std::size_t decomposing) {
+      progress("end components", 0, round, decomposing);  // a round can take many minutes on a large graph
+    });
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
     // `states`, the first `count` of them, those with in_base set considered).

@@ -192,6 +192,29 @@ TEST(Check, ProgressEveryWritesALineAtEachPhase) {
   EXPECT_NE(bad.out.find("--progress-every must be 0 (off) or more"), std::string::npos) << bad.out;
 }
 
+// The decomposition into end components, which takes hours on the largest graphs, says which
+// round it is in and how many states it decomposes: each round no more than the one before.
+TEST(Check, ProgressGivesTheRoundsOfTheDecomposition) {
+  const auto r = run_lmx(
+      "check --variant paper --nodes 2 --edges 0-1 --delta 1 --k 2 --locks 2 --max-changes 2 --progress-every "
+      "0.000001");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  std::uint64_t before = UINT64_MAX;
+  unsigned rounds = 0;
+  for (std::size_t at = r.out.find("check: end components, "); at != std::string::npos;
+       at = r.out.find("check: end components, ", at + 1)) {
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    const auto round = line.find(", round ");
+    if (round == std::string::npos) continue;  // the phase's first line, before the first round
+    ++rounds;
+    EXPECT_EQ(std::stoul(line.substr(round + 8)), rounds) << line;
+    const std::uint64_t decomposing = std::stoull(line.substr(line.find(": ", round) + 2));
+    EXPECT_LE(decomposing, before) << line;
+    before = decomposing;
+  }
+  EXPECT_GE(rounds, 2u) << r.out;
+}
+
 // A flag that changes how the run stores what it explores, not what it finds: the same verdict,
 // states, transitions, rebuilt states and violations (their traces included) as without it.
 nlohmann::json expect_flag_finds_the_same(const std::string& flag) {

@@ -131,9 +131,10 @@ const lmx::cli::Register reg{
          opt.progress = [&](const lmx::check::Progress& p) {
            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
            const std::string text =
-               fmt::format("check: {}, {} states, depth {}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states, p.depth,
-                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "", secs,
-                           static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
+               fmt::format("check: {}, {} states, depth {}{}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states, p.depth,
+                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
+                           p.round ? fmt::format(", round {}: {} states to decompose", p.round, p.decomposing) : "",
+                           secs, static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
            if (a.progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
              if (p.phase != logged_phase || secs - logged_at >= a.progress_every) {
                std::fprintf(stderr, "%s\n", text.c_str());

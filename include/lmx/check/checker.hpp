@@ -44,6 +44,11 @@ struct Progress {
   std::uint64_t transitions = 0;  ///< generated so far
   unsigned depth = 0;             ///< breadth-first depth reached
   std::uint64_t lifted = 0;       ///< concrete states rebuilt so far
+  /// "end components": the round of the union's decomposition under way (from 1; each drops the
+  /// actions and states that cannot stay, then splits again what changed), and the states it
+  /// decomposes; 0 before the first round and in other phases.
+  unsigned round = 0;
+  std::uint64_t decomposing = 0;
 };
 
 struct Options {
