@@ -38,6 +38,14 @@ unsigned parse_locks(const std::string& text) {
   return n;
 }
 
+/// Makes the directory a flag names (and its parents), or fails saying why.
+void make_directory(const std::string& flag, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw lmx::cli::Failure(flag + ": cannot use " + dir + " as a directory" + (ec ? ": " + ec.message() : ""));
+}
+
 const lmx::cli::Register reg{
     {"check", 20, [](CLI::App& app, int& exit_code) {
        auto* cmd = app.add_subcommand(
@@ -94,26 +102,14 @@ const lmx::cli::Register reg{
          inst.locks = parse_locks(a.locks);
          if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
          if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
-         if (!a.write_dir.empty()) {  // fail before a long run, not after it
-           std::error_code ec;
-           std::filesystem::create_directories(a.write_dir, ec);
-           if (ec || !std::filesystem::is_directory(a.write_dir))
-             throw lmx::cli::Failure("--write: cannot use " + a.write_dir + " as a directory" +
-                                     (ec ? ": " + ec.message() : ""));
-         }
+         if (!a.write_dir.empty()) make_directory("--write", a.write_dir);  // before a long run, not after it
          lmx::check::Options opt;
          opt.save_dir = a.save_dir, opt.resume_dir = a.resume_dir;
          if ((!a.save_dir.empty() || !a.resume_dir.empty()) && a.safety_only)
            throw lmx::cli::Failure("--save and --resume are for full runs: not with --safety-only");
          if (!a.save_dir.empty() && !a.resume_dir.empty())
            throw lmx::cli::Failure("--save and --resume: a run saves its exploration or resumes one, not both");
-         if (!a.save_dir.empty()) {  // fail before a long run, not after it
-           std::error_code ec;
-           std::filesystem::create_directories(a.save_dir, ec);
-           if (ec || !std::filesystem::is_directory(a.save_dir))
-             throw lmx::cli::Failure("--save: cannot use " + a.save_dir + " as a directory" +
-                                     (ec ? ": " + ec.message() : ""));
-         }
+         if (!a.save_dir.empty()) make_directory("--save", a.save_dir);
          if (!a.resume_dir.empty() && !std::filesystem::exists(a.resume_dir + "/checkpoint"))
            throw lmx::cli::Failure("--resume: no saved exploration in " + a.resume_dir + " (no file 'checkpoint')");
          opt.liveness = !a.safety_only;
