@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,7 +15,6 @@
 #include <span>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <type_traits>
 
 #include "graph.hpp"
@@ -732,165 +730,137 @@ Result check(const Instance& inst, const Options& opt) {
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (states
     // `states`, the first `count` of them, those with in_base set considered).
-    //
-    // The nodes' decompositions are independent, and read only the graph, the states and their
-    // node records (nothing is numbered meanwhile): two run at a time, on two threads, and the
-    // rest of each node's decision runs after them, in node order, as before.
-    struct Decomposition {
-      std::vector<std::uint32_t> comp;
-      std::vector<bool> allowed;
-      std::exception_ptr failure;  // an exception of the decomposing thread, rethrown in this one
-    };
     auto decide = [&](const Graph& fg, const StateSet& states, std::size_t count, const std::vector<bool>& in_base) {
-      auto decompose = [&](unsigned u, Decomposition& d) {
-        try {
-          std::vector<bool> in(count);
-          for (std::size_t s = 0; s < count; ++s)
-            in[s] = in_base[s] && model.packed_state(states.at(s), u) != InitiatorState::idle;
-          d.comp = end_components(fg, in, d.allowed);
-        } catch (...) {
-          d.failure = std::current_exception();
-        }
-      };
-      for (unsigned pair = 0; pair < inst.nodes; pair += 2) {
+      for (unsigned u = 0; u < inst.nodes; ++u) {
         if (out_of_time()) return;  // each node's decomposition can take minutes on a large graph
-        std::array<Decomposition, 2> done;
-        {
-          std::thread second;
-          if (pair + 1 < inst.nodes) second = std::thread(decompose, pair + 1, std::ref(done[1]));
-          decompose(pair, done[0]);
-          if (second.joinable()) second.join();
-        }
-        for (const Decomposition& d : done)
-          if (d.failure) std::rethrow_exception(d.failure);
-        for (unsigned u = pair; u < std::min(pair + 2, inst.nodes); ++u) {
-          const std::vector<std::uint32_t> comp = std::move(done[u - pair].comp);
-          const std::vector<bool> allowed = std::move(done[u - pair].allowed);
-          // The members of each component, grouped: the member states sorted by (component, state),
-          // and where each component's members begin. One allocation instead of one per component,
-          // 4 bytes per member and per component, counted before allocating: this runs while the
-          // whole graph is in memory, and an array grown by doubling would take three times as much.
-          std::size_t member_count = 0;
-          for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
-          std::vector<std::uint32_t> member_state;
-          member_state.reserve(member_count);
-          for (std::size_t s = 0; s < count; ++s)
-            if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
-          std::sort(member_state.begin(), member_state.end(),
-                    [&](std::uint32_t x, std::uint32_t y) { return comp[x] != comp[y] ? comp[x] < comp[y] : x < y; });
-          auto starts_group = [&](std::size_t i) {
-            return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]];
-          };
-          std::size_t group_count = 0;
-          for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
-          std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
-          group_begin.reserve(group_count + 1);
-          for (std::size_t i = 0; i < member_count; ++i)
-            if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
-          group_begin.push_back(static_cast<std::uint32_t>(member_count));
-          auto members = [&](std::uint32_t c) {
-            return std::span<const std::uint32_t>(member_state.data() + group_begin[c],
-                                                  group_begin[c + 1] - group_begin[c]);
-          };
-          std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
-          std::vector<std::uint32_t> words;  // the members' task words, in the graph's action order
-          for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
-            const auto ms = members(c);
-            words.clear();
+        std::vector<bool> in(count);
+        std::vector<bool> allowed;
+        for (std::size_t s = 0; s < count; ++s)
+          in[s] = in_base[s] && model.packed_state(states.at(s), u) != InitiatorState::idle;
+        const auto comp = end_components(fg, in, allowed);
+        release(in);
+        // The members of each component, grouped: the member states sorted by (component, state),
+        // and where each component's members begin. One allocation instead of one per component,
+        // 4 bytes per member and per component, counted before allocating: this runs while the
+        // whole graph is in memory, and an array grown by doubling would take three times as much.
+        std::size_t member_count = 0;
+        for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
+        std::vector<std::uint32_t> member_state;
+        member_state.reserve(member_count);
+        for (std::size_t s = 0; s < count; ++s)
+          if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
+        std::sort(member_state.begin(), member_state.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return comp[x] != comp[y] ? comp[x] < comp[y] : x < y; });
+        auto starts_group = [&](std::size_t i) { return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]]; };
+        std::size_t group_count = 0;
+        for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
+        std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
+        group_begin.reserve(group_count + 1);
+        for (std::size_t i = 0; i < member_count; ++i)
+          if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
+        group_begin.push_back(static_cast<std::uint32_t>(member_count));
+        auto members = [&](std::uint32_t c) {
+          return std::span<const std::uint32_t>(member_state.data() + group_begin[c],
+                                                group_begin[c + 1] - group_begin[c]);
+        };
+        std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
+        std::vector<std::uint32_t> words;                        // the members' task words, in the graph's action order
+        for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
+          const auto ms = members(c);
+          words.clear();
+          for (std::uint32_t s : ms) {
+            const std::size_t before = words.size();
+            model.unpack(states.at(s), g);
+            // The task identity does not depend on the outcome (completes_bit is masked off).
+            model.node_moves(g, [&](const Label& l) { words.push_back(task_of(l, Outcome{})); });
+            if (std::none_of(words.begin() + static_cast<std::ptrdiff_t>(before), words.end(),
+                             [](std::uint32_t w) { return (w & fair_bit) != 0; }))
+              words.push_back(stutter_task);  // as Graph::close_state
+            if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
+              throw std::logic_error("check: the actions of a state differ from those in the graph");
+          }
+          // Candidate tasks: fair tasks enabled at the first member.
+          std::vector<std::uint32_t> cand;
+          for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
+            if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
+          bool fair = true;
+          for (std::uint32_t task : cand) {
+            bool everywhere = true, taken = false;
+            std::size_t w = 0;  // the first word of member s
             for (std::uint32_t s : ms) {
-              const std::size_t before = words.size();
-              model.unpack(states.at(s), g);
-              // The task identity does not depend on the outcome (completes_bit is masked off).
-              model.node_moves(g, [&](const Label& l) { words.push_back(task_of(l, Outcome{})); });
-              if (std::none_of(words.begin() + static_cast<std::ptrdiff_t>(before), words.end(),
-                               [](std::uint32_t w) { return (w & fair_bit) != 0; }))
-                words.push_back(stutter_task);  // as Graph::close_state
-              if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
-                throw std::logic_error("check: the actions of a state differ from those in the graph");
-            }
-            // Candidate tasks: fair tasks enabled at the first member.
-            std::vector<std::uint32_t> cand;
-            for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
-              if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
-            bool fair = true;
-            for (std::uint32_t task : cand) {
-              bool everywhere = true, taken = false;
-              std::size_t w = 0;  // the first word of member s
-              for (std::uint32_t s : ms) {
-                bool enabled = false;
-                for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
-                  if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
-                    enabled = true;
-                    if (allowed[a]) taken = true;
-                  }
-                w += fg.state_begin[s + 1] - fg.state_begin[s];
-                if (!enabled) everywhere = false;
-              }
-              if (everywhere && !taken) {
-                fair = false;
-                break;
-              }
-            }
-            if (!fair) continue;
-            // Report the member whose stored state was found first (breadth first: the shallowest).
-            std::uint32_t first = ms[0], first_stored = UINT32_MAX;
-            for (std::uint32_t m : ms) {
-              std::uint32_t stored = m;
-              if (&states != &set) {
-                set.restore_index();  // released for the analysis; needed again only here, in failing runs
-                model.unpack(states.at(m), g);
-                model.canonical(g, buf.data());
-                stored = set.find(buf.data());
-              }
-              if (stored < first_stored) first_stored = stored, first = m;
-            }
-            fair_entries.push_back({first_stored, first, c});
-          }
-          std::sort(fair_entries.begin(), fair_entries.end());
-          for (auto [depth_order, s, c] : fair_entries) {
-            if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
-              for (std::uint32_t m : members(c)) {
-                model.unpack(states.at(m), g);
-                std::fprintf(stderr, "ec %u state %u:", c, m);
-                for (unsigned w = 0; w < inst.nodes; ++w) {
-                  const auto& r = g.n[w];
-                  std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
-                               std::string(core::to_string(r.s.state)).c_str(),
-                               std::string(core::to_string(r.s.phase)).c_str(),
-                               r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(),
-                               r.s.replied.bits(), r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(),
-                               r.s.on_hold.bits(), r.s.applicants.bits(), r.s.candidates.bits(),
-                               r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
-                  for (unsigned p = 0; p <= inst.delta; ++p)
-                    for (auto code : r.chan[p])
-                      if (code) {
-                        const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
-                        std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
-                      }
+              bool enabled = false;
+              for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
+                if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
+                  enabled = true;
+                  if (allowed[a]) taken = true;
                 }
-                std::fprintf(stderr, "\n");
-                fg.each_action(m, [&](std::uint64_t a, const Graph::Target* ts, unsigned outcome_count) {
-                  std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], static_cast<int>(allowed[a]));
-                  for (unsigned t = 0; t < outcome_count; ++t) std::fprintf(stderr, " %u", ts[t].to);
-                  std::fprintf(stderr, "\n");
-                });
-              }
-            const std::string where(core::to_string(model.packed_state(states.at(s), u)));
-            Global at;
-            model.unpack(states.at(s), at);
-            const std::uint32_t stored = depth_order;
-            report(Pending{"P7",
-                           "P7/" + where,
-                           "can stay in " + where +
-                               " forever under weak fairness with positive probability (a fair end component of " +
-                               std::to_string(members(c).size()) + " states)",
-                           {u},
-                           stored,
-                           false,
-                           {},
-                           at,
-                           true});
+              w += fg.state_begin[s + 1] - fg.state_begin[s];
+              if (!enabled) everywhere = false;
+            }
+            if (everywhere && !taken) {
+              fair = false;
+              break;
+            }
           }
+          if (!fair) continue;
+          // Report the member whose stored state was found first (breadth first: the shallowest).
+          std::uint32_t first = ms[0], first_stored = UINT32_MAX;
+          for (std::uint32_t m : ms) {
+            std::uint32_t stored = m;
+            if (&states != &set) {
+              set.restore_index();  // released for the analysis; needed again only here, in failing runs
+              model.unpack(states.at(m), g);
+              model.canonical(g, buf.data());
+              stored = set.find(buf.data());
+            }
+            if (stored < first_stored) first_stored = stored, first = m;
+          }
+          fair_entries.push_back({first_stored, first, c});
+        }
+        std::sort(fair_entries.begin(), fair_entries.end());
+        for (auto [depth_order, s, c] : fair_entries) {
+          if (std::getenv("LMX_CHECK_DEBUG") != nullptr)
+            for (std::uint32_t m : members(c)) {
+              model.unpack(states.at(m), g);
+              std::fprintf(stderr, "ec %u state %u:", c, m);
+              for (unsigned w = 0; w < inst.nodes; ++w) {
+                const auto& r = g.n[w];
+                std::fprintf(stderr, " | n%u %s/%s lock=%d L=%x R=%x W=%x/%x H=%x A=%x C=%x P=%x:%x d=%x ch=", w,
+                             std::string(core::to_string(r.s.state)).c_str(),
+                             std::string(core::to_string(r.s.phase)).c_str(),
+                             r.s.lock_port == core::no_port ? -1 : r.s.lock_port, r.s.lock_set.bits(),
+                             r.s.replied.bits(), r.s.win_outcomes.won.bits(), r.s.win_outcomes.lost.bits(),
+                             r.s.on_hold.bits(), r.s.applicants.bits(), r.s.candidates.bits(),
+                             r.s.priorities.ports.bits(), r.s.priorities.planes[0], r.d);
+                for (unsigned p = 0; p <= inst.delta; ++p)
+                  for (auto code : r.chan[p])
+                    if (code) {
+                      const auto dm = core::decode(static_cast<std::uint8_t>(code - 1), inst.k).message;
+                      std::fprintf(stderr, "%u:%s(%u) ", p, std::string(core::to_string(dm.kind)).c_str(), dm.value);
+                    }
+              }
+              std::fprintf(stderr, "\n");
+              fg.each_action(m, [&](std::uint64_t a, const Graph::Target* ts, unsigned outcome_count) {
+                std::fprintf(stderr, "   act flags %x allowed=%d ->", fg.flags[a], static_cast<int>(allowed[a]));
+                for (unsigned t = 0; t < outcome_count; ++t) std::fprintf(stderr, " %u", ts[t].to);
+                std::fprintf(stderr, "\n");
+              });
+            }
+          const std::string where(core::to_string(model.packed_state(states.at(s), u)));
+          Global at;
+          model.unpack(states.at(s), at);
+          const std::uint32_t stored = depth_order;
+          report(Pending{"P7",
+                         "P7/" + where,
+                         "can stay in " + where +
+                             " forever under weak fairness with positive probability (a fair end component of " +
+                             std::to_string(members(c).size()) + " states)",
+                         {u},
+                         stored,
+                         false,
+                         {},
+                         at,
+                         true});
         }
       }
     };

@@ -98,7 +98,7 @@ struct Result {
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
   double seconds = 0;                 ///< wall clock
-  double cpu_seconds = 0;             ///< processor time, of every thread (the analysis runs two at times)
+  double cpu_seconds = 0;             ///< processor time (the checker is single-threaded)
   double explore_cpu_seconds = 0;     ///< processor time of the breadth-first exploration alone
   std::uint64_t bytes_per_state = 0;  ///< stored bytes per state (state vector + index + graph + node records)
   unsigned max_depth = 0;
