@@ -412,8 +412,6 @@ Label rename_label(Label l, const Renaming& r) {
   return l;
 }
 
-}  // namespace
-
 /// What a checkpoint must match to be resumed: the instance and every option that changes the
 /// stored states or the graph.
 std::string checkpoint_identity(const Instance& inst, const Options& opt, const Model& model) {
@@ -448,6 +446,8 @@ std::uint64_t header_number(const std::map<std::string, std::string>& header, co
     throw std::runtime_error("check: the checkpoint's " + key + " is not a number: " + text);
   return std::stoull(text);
 }
+
+}  // namespace
 
 Result check(const Instance& inst, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
