@@ -524,6 +524,18 @@ struct Graph {
     sink_ = sink;
   }
 
+  /// Appends state `s` of graph `from` (with the same k and renamings) as this graph's next
+  /// state, its actions as they are and its targets renumbered by `renumber` (a part of the graph,
+  /// numbered apart). The state's stutter step, if any, is copied with it.
+  template <class F>
+  void copy_state(const Graph& from, std::size_t s, F&& renumber) {
+    open_state();
+    from.each_action(s, [&](std::uint64_t a, const Target* ts, unsigned m) {
+      flags.push_back(from.flags[a]);
+      for (unsigned i = 0; i < m; ++i) put(renumber(ts[i].to), ts[i].nodes, ts[i].twisted);
+    });
+  }
+
   [[nodiscard]] Cursor first(std::size_t s) const { return {code_begin_[s], static_cast<std::uint32_t>(s)}; }
   /// Reads the next target. Branch-free: the code keeps 8 readable bytes past its end.
   Target next(Cursor& c) const {

@@ -155,6 +155,68 @@ TEST(GraphCode, NearTargetsTakeOneByte) {
   EXPECT_EQ(gr.bytes() - before, 40u + 40u + (2 * 2u + block_base) + (2u + block_base));
 }
 
+// A graph copied state by state into parts (Graph::copy_state, as the analysis splits the graph):
+// each part's states are numbered in it, in their order, and every action keeps its flags, its
+// outcomes, and its targets renumbered with their renamings and twisted bits.
+TEST(GraphCode, AStateCopiedIntoItsPartKeepsItsActionsRenumbered) {
+  constexpr unsigned nodes = 3, k = 3, parts = 3;
+  constexpr std::uint32_t states = 6000;
+  std::mt19937_64 rng(5);
+  const auto maps = permutations(nodes);
+  Graph whole;
+  whole.k = k;
+  whole.keep_renamings(nodes);
+  auto part_of = [](std::uint32_t s) { return s % parts; };
+  for (std::uint32_t s = 0; s < states; ++s) {
+    whole.open_state();
+    for (unsigned a = rng() % 4; a > 0; --a) {
+      Label l;
+      l.move = Move::deliver;
+      l.node = static_cast<std::uint8_t>(rng() % nodes);
+      l.probabilistic = rng() % 2 == 0;
+      for (unsigned o = 0; o < (l.probabilistic ? k : 1); ++o) {
+        l.prio = static_cast<std::uint8_t>(o);
+        // A target in the same part: near, or anywhere.
+        const auto far = static_cast<std::uint32_t>(rng() % (states / parts)) * parts + part_of(s);
+        const std::uint32_t to = rng() % 2 ? s : std::min(far, states - parts + part_of(s));
+        whole.add(l, Outcome{}, to, maps[rng() % maps.size()], rng() % 2 == 1);
+      }
+    }
+    whole.close_state(s, maps[0]);
+  }
+  whole.finish();
+  std::vector<Graph> part(parts);
+  for (Graph& p : part) {
+    p.k = k;
+    p.keep_renamings(nodes);
+  }
+  for (std::uint32_t s = 0; s < states; ++s)
+    part[part_of(s)].copy_state(whole, s, [&](std::uint32_t t) {
+      EXPECT_EQ(part_of(t), part_of(s));
+      return t / parts;
+    });
+  for (Graph& p : part) p.finish();
+  for (std::uint32_t s = 0; s < states; ++s) {
+    const Graph& p = part[part_of(s)];
+    const std::uint32_t local = s / parts;
+    ASSERT_EQ(p.state_begin[local + 1] - p.state_begin[local], whole.state_begin[s + 1] - whole.state_begin[s]);
+    std::vector<Graph::Target> want;
+    whole.each_action(s, [&](std::uint64_t a, const Graph::Target* ts, unsigned m) {
+      ASSERT_EQ(p.flags[p.state_begin[local] + (a - whole.state_begin[s])], whole.flags[a]) << "state " << s;
+      for (unsigned i = 0; i < m; ++i) want.push_back(ts[i]);
+    });
+    std::size_t i = 0;
+    p.each_target(local, [&](const Graph::Target& t) {
+      EXPECT_EQ(t.to, want.at(i).to / parts) << "state " << s;
+      EXPECT_EQ(t.nodes, want.at(i).nodes) << "state " << s;
+      EXPECT_EQ(t.twisted, want.at(i).twisted) << "state " << s;
+      ++i;
+      return true;
+    });
+    ASSERT_EQ(i, want.size()) << "state " << s;
+  }
+}
+
 }  // namespace
 
 namespace {

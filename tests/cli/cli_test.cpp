@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -180,13 +182,25 @@ TEST(Check, ProgressEveryWritesALineAtEachPhase) {
   EXPECT_EQ(quiet.out.find("check: exploring"), std::string::npos) << "no status line off a terminal";
   const auto logged = run_lmx(args + " --progress-every 1000");
   EXPECT_EQ(logged.exit_code, 1) << logged.out;
-  for (const char* phase : {"exploring", "deadlock", "end components", "counterexamples"}) {
-    const std::string line = std::string("check: ") + phase + ", ";
-    const auto at = logged.out.find(line);
-    ASSERT_NE(at, std::string::npos) << phase << " in\n" << logged.out;
-    EXPECT_EQ(logged.out.find(line, at + 1), std::string::npos) << "one line per phase within the interval";
-    EXPECT_NE(logged.out.find('\n', at), std::string::npos) << "a whole line";
-  }
+  // One line per phase within the interval, and per part in the analysis (two parts: the edge
+  // with its move left, and no edge).
+  std::map<std::string, unsigned> lines;
+  std::istringstream in(logged.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("check: ", 0) == 0) {
+      const auto part = line.find(", part ");
+      ++lines[line.substr(7, line.find(',') - 7) +
+              (part == std::string::npos ? "" : line.substr(part, line.find(',', part + 1) - part))];
+    }
+  EXPECT_EQ(lines, (std::map<std::string, unsigned>{{"exploring", 1},
+                                                    {"deadlock", 1},
+                                                    {"splitting", 1},
+                                                    {"end components, part 1 of 2", 1},
+                                                    {"rebuilding, part 1 of 2", 1},
+                                                    {"deciding, part 1 of 2", 1},
+                                                    {"end components, part 2 of 2", 1},
+                                                    {"counterexamples", 1}}))
+      << logged.out;
   const auto bad = run_lmx(args + " --progress-every -1");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.out.find("--progress-every must be 0 (off) or more"), std::string::npos) << bad.out;
@@ -200,19 +214,27 @@ TEST(Check, ProgressGivesTheRoundsOfTheDecomposition) {
       "0.000001");
   EXPECT_EQ(r.exit_code, 1) << r.out;
   std::uint64_t before = UINT64_MAX;
-  unsigned rounds = 0;
+  unsigned rounds = 0, parts = 0, most = 0;
+  std::string part;  // each part's decomposition counts its own rounds
   for (std::size_t at = r.out.find("check: end components, "); at != std::string::npos;
        at = r.out.find("check: end components, ", at + 1)) {
     const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    const auto part_at = line.find(", part ");
+    ASSERT_NE(part_at, std::string::npos) << line;
+    if (line.substr(part_at, line.find(',', part_at + 1) - part_at) != part) {
+      part = line.substr(part_at, line.find(',', part_at + 1) - part_at);
+      ++parts, rounds = 0, before = UINT64_MAX;
+    }
     const auto round = line.find(", round ");
-    if (round == std::string::npos) continue;  // the phase's first line, before the first round
-    ++rounds;
+    if (round == std::string::npos) continue;  // the part's first line, before the first round
+    most = std::max(most, ++rounds);
     EXPECT_EQ(std::stoul(line.substr(round + 8)), rounds) << line;
     const std::uint64_t decomposing = std::stoull(line.substr(line.find(": ", round) + 2));
     EXPECT_LE(decomposing, before) << line;
     before = decomposing;
   }
-  EXPECT_GE(rounds, 2u) << r.out;
+  EXPECT_EQ(parts, 3u) << r.out;  // the edge with 2 moves left, no edge with 1, the edge with none
+  EXPECT_GE(most, 2u) << r.out;
 }
 
 // A flag that changes how the run stores what it explores, not what it finds: the same verdict,
@@ -241,6 +263,13 @@ TEST(Check, NoCollapseFindsTheSame) {
   EXPECT_GT(both[0].at("node_records").get<std::uint64_t>(), 0u);
   EXPECT_EQ(both[1].at("node_records").get<std::uint64_t>(), 0u);
   EXPECT_GT(both[1].at("bytes_per_state").get<std::uint64_t>(), both[0].at("bytes_per_state").get<std::uint64_t>());
+}
+
+// --no-parts decides the end components on the whole graph at once, not part by part.
+TEST(Check, NoPartsFindsTheSame) {
+  const auto both = expect_flag_finds_the_same("--no-parts");
+  EXPECT_EQ(both[0].at("analysis_parts").get<unsigned>(), 2u);  // the edge, and no edge
+  EXPECT_EQ(both[1].at("analysis_parts").get<unsigned>(), 1u);
 }
 
 // --save stops after the exploration (exit 3, limit "saved", a text line that says how to go on);

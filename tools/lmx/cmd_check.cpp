@@ -20,7 +20,8 @@ struct Args {
   unsigned nodes = 2, delta = 1, k = 2, max_changes = 0;
   std::string locks = "1";
   std::string edges = "0-1";
-  bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false;
+  bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false,
+       no_parts = false;
   std::string write_dir, replay, save_dir, resume_dir;
   std::uint64_t max_states = 60'000'000;
   double max_seconds = 0;
@@ -80,6 +81,9 @@ const lmx::cli::Register reg{
        cmd->add_flag("--no-collapse", a.no_collapse,
                      "store each state's node records in it, not their numbers in a table of records (more "
                      "memory; same results)");
+       cmd->add_flag("--no-parts", a.no_parts,
+                     "decide the end components on the whole graph at once, not part by part (more memory; same "
+                     "results)");
        cmd->add_option("--save", a.save_dir,
                        "save the finished exploration in this directory and stop (exit 3), for --resume to decide "
                        "deadlock and P7 later: a run too long for one sitting, in two");
@@ -116,6 +120,7 @@ const lmx::cli::Register reg{
          opt.symmetry = !a.no_symmetry;
          opt.graph_on_disk = a.graph_on_disk;
          opt.collapse = !a.no_collapse;
+         opt.split_parts = !a.no_parts;
          opt.max_states = a.max_states;
          if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
          opt.max_seconds = a.max_seconds;
@@ -123,18 +128,20 @@ const lmx::cli::Register reg{
          lmx::cli::StatusLine line;  // long runs: where the search is, on a terminal
          const auto start = std::chrono::steady_clock::now();
          std::string logged_phase;
+         unsigned logged_part = 0;
          double logged_at = 0;
          opt.progress = [&](const lmx::check::Progress& p) {
            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
            const std::string text =
-               fmt::format("check: {}, {} states, depth {}{}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states, p.depth,
-                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
+               fmt::format("check: {}, {} states, depth {}{}{}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states,
+                           p.depth, p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
+                           p.part ? fmt::format(", part {} of {}", p.part, p.parts) : "",
                            p.round ? fmt::format(", round {}: {} states to decompose", p.round, p.decomposing) : "",
                            secs, static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
            if (a.progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
-             if (p.phase != logged_phase || secs - logged_at >= a.progress_every) {
+             if (p.phase != logged_phase || p.part != logged_part || secs - logged_at >= a.progress_every) {
                std::fprintf(stderr, "%s\n", text.c_str());
-               logged_phase = p.phase, logged_at = secs;
+               logged_phase = p.phase, logged_part = p.part, logged_at = secs;
              }
              return;
            }
@@ -170,6 +177,7 @@ const lmx::cli::Register reg{
                                {"lifted_states", r.lifted_states},
                                {"node_records", r.node_records},
                                {"deadlock_sweeps", r.deadlock_sweeps},
+                               {"analysis_parts", r.analysis_parts},
                                {"limit", r.limit}};
            j["phase_cpu_seconds"] = nlohmann::json::object();
            for (const auto& [phase, secs] : r.phase_cpu_seconds) j["phase_cpu_seconds"][phase] = secs;

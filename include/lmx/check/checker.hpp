@@ -36,9 +36,9 @@ struct Instance {
 
 /// Where a running check is, for a status line (Options::progress).
 struct Progress {
-  /// "exploring", "deadlock" (reachable completions), "end components" (of the union of the
-  /// regions, and the fairness decision on those whose actions do not rename), "rebuilding"
-  /// (concrete states for the others), "deciding" (their fairness decision) or "counterexamples".
+  /// "exploring", "deadlock" (reachable completions), "splitting" (the graph into parts), "end components" (of the
+  /// union of the regions, and the fairness decision on those whose actions do not rename), "rebuilding" (concrete
+  /// states for the others), "deciding" (their fairness decision) or "counterexamples".
   const char* phase = "exploring";
   std::uint64_t states = 0;       ///< stored so far
   std::uint64_t transitions = 0;  ///< generated so far
@@ -49,6 +49,10 @@ struct Progress {
   /// decomposes; 0 before the first round and in other phases.
   unsigned round = 0;
   std::uint64_t decomposing = 0;
+  /// In the analysis (deadlock excepted): the part under way (from 1) of how many
+  /// (Result::analysis_parts); 0 before.
+  unsigned part = 0;
+  unsigned parts = 0;
 };
 
 struct Options {
@@ -64,6 +68,10 @@ struct Options {
   /// (collapse compression), instead of the records themselves: about a third of the bytes per
   /// stored state with 3 nodes. Same results.
   bool collapse = true;
+  /// Decide end components part by part: the states that node moves cannot connect (different
+  /// topology moves left, or different degrees) are decided apart, each part with its own graph,
+  /// so that the largest part, not the whole graph, sets the analysis's memory. Same results.
+  bool split_parts = true;
   /// Save the finished exploration of a full run (states, node records, parent links, liveness
   /// graph) as files in this directory and stop there (verdict "incomplete", limit "saved"), for
   /// a later run with resume_dir to decide deadlock and P7: an instance whose run is longer than
@@ -110,6 +118,9 @@ struct Result {
   /// Sweeps over the graph until the reachable completions were stable (the deadlock check of a
   /// full run; docs/checker.md, "Properties"); 0 in safety runs.
   unsigned deadlock_sweeps = 0;
+  /// The parts the end components were decided in (Options::split_parts; docs/checker.md,
+  /// "Parts"); 0 in safety runs and runs stopped before the analysis.
+  unsigned analysis_parts = 0;
   /// Processor seconds per phase (Progress::phase), in the order the run went through them.
   std::vector<std::pair<std::string, double>> phase_cpu_seconds;
   std::vector<Violation> violations;
