@@ -774,7 +774,10 @@ Result check(const Instance& inst, const Options& opt) {
           if (part_of[t] != part_of[s]) throw std::logic_error("check: a node move leaves its part");
           return local[t];
         });
-      for (Graph& pg : part_graph) pg.finish();
+      for (Graph& pg : part_graph) {
+        pg.finish();
+        pg.shrink();  // its files were grown by doubling: the disk is needed for the rebuilt graphs
+      }
       gr = Graph{};
     }
 

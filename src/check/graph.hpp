@@ -465,18 +465,22 @@ struct Graph {
     code_begin_.keep_in_file();
   }
 
-  /// Saves the finished graph to files named from `prefix`. The columns give back their spare
-  /// space first: with --graph-on-disk, files grown by doubling hold up to twice the graph, and the
-  /// copies need the disk.
+  /// Saves the finished graph to files named from `prefix`, after shrink(): the copies need the
+  /// disk.
   void save(const std::string& prefix) {
-    state_begin.shrink();
-    flags.shrink();
-    code_.shrink();
-    code_begin_.shrink();
+    shrink();
     state_begin.save(prefix + "state_begin");
     flags.save(prefix + "flags.bin");
     code_.save(prefix + "code.bin", 8);  // the 8 readable bytes past the end that next() loads
     code_begin_.save(prefix + "code_begin");
+  }
+  /// Gives back the columns' spare space (Column::shrink): memory, or with keep_in_files the
+  /// disk blocks of files grown by doubling, which hold up to twice the graph.
+  void shrink() {
+    state_begin.shrink();
+    flags.shrink();
+    code_.shrink();
+    code_begin_.shrink();
   }
   /// Reads back a graph saved by save() (after keep_renamings with the same nodes and with k set),
   /// mapped read-only; finished.
