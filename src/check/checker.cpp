@@ -460,6 +460,126 @@ std::uint64_t header_number(const std::map<std::string, std::string>& header, co
   return std::stoull(text);
 }
 
+/// A fair end component found in the analysis, reported once every part is decided.
+struct Found {
+  unsigned stage;              ///< 0: decided on stored states, 1: on rebuilt ones
+  unsigned node;               ///< whose region it lies in
+  std::uint32_t first_stored;  ///< its member's stored state found first
+  std::uint32_t member;        ///< that member (in the graph it was decided on)
+  std::uint64_t members;       ///< its size
+  Global at;                   ///< that member, concrete
+};
+
+constexpr const char* analysis_format = "lmx-check-analysis 1";
+
+/// What a resumed run has decided so far, kept beside its checkpoint (the file `analysis`) so
+/// that a run resumed again goes on from there: the deadlock check's reports, then each part
+/// decided, with what it found and the concrete states it rebuilt.
+struct AnalysisRecord {
+  struct Part {
+    std::uint64_t lifted = 0;
+    std::vector<Found> found;
+  };
+  std::string run;  ///< the checkpoint's identity and the options the results depend on
+  bool deadlock_done = false;
+  unsigned deadlock_sweeps = 0;
+  std::vector<std::pair<unsigned, std::uint32_t>> deadlocks;  ///< (node, stored state), as reported
+  unsigned parts = 0;
+  std::map<unsigned, Part> parts_done;
+  std::vector<std::pair<std::string, double>> phase_cpu_seconds;  ///< of the analysis, all sittings
+  double seconds = 0;                                             ///< wall seconds of the analysis, all sittings
+};
+
+/// Reads the record at `path` if it is one of run `run`; an empty record otherwise (none yet, or
+/// one of other options: the analysis starts over and replaces it).
+AnalysisRecord read_analysis(const std::string& path, const std::string& run) {
+  AnalysisRecord rec;
+  rec.run = run;
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line) || line != analysis_format || !std::getline(in, line) || line != "run " + run)
+    return rec;
+  AnalysisRecord got;
+  got.run = run;
+  AnalysisRecord::Part* last = nullptr;
+  auto bad = [&] { return std::runtime_error("check: a malformed line in " + path + ": " + line); };
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (key == "deadlock_sweeps") {
+      words >> got.deadlock_sweeps;
+      got.deadlock_done = true;
+    } else if (key == "deadlock") {
+      unsigned u = 0;
+      std::uint32_t st = 0;
+      words >> u >> st;
+      got.deadlocks.emplace_back(u, st);
+    } else if (key == "phase") {
+      double secs = 0;
+      std::string name;
+      words >> secs >> std::ws;
+      std::getline(words, name);
+      got.phase_cpu_seconds.emplace_back(name, secs);
+    } else if (key == "seconds") {
+      words >> got.seconds;
+    } else if (key == "parts") {
+      words >> got.parts;
+    } else if (key == "part") {
+      unsigned p = 0;
+      std::string lifted;
+      words >> p >> lifted >> got.parts_done[p].lifted;
+      last = &got.parts_done[p];
+      if (lifted != "lifted") throw bad();
+    } else if (key == "found") {
+      Found f{};
+      std::string hex;
+      words >> f.stage >> f.node >> f.first_stored >> f.member >> f.members >> hex;
+      if (last == nullptr || hex.size() != 2 * sizeof(Global)) throw bad();
+      auto* bytes = reinterpret_cast<std::uint8_t*>(&f.at);
+      for (std::size_t i = 0; i < sizeof(Global); ++i)
+        bytes[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+      last->found.push_back(f);
+    } else {
+      throw bad();
+    }
+    if (words.fail()) throw bad();
+  }
+  return got;
+}
+
+/// Writes the record (to a new file, then renamed over the old one: a record is whole or absent).
+/// A record that cannot be written costs only the work a later run would redo: it is skipped.
+void write_analysis(const std::string& path, const AnalysisRecord& rec) {
+  {
+    std::ofstream out(path + ".part");
+    out << analysis_format << "\nrun " << rec.run << "\n";
+    if (rec.deadlock_done) {
+      out << "deadlock_sweeps " << rec.deadlock_sweeps << "\n";
+      for (auto [u, st] : rec.deadlocks) out << "deadlock " << u << " " << st << "\n";
+    }
+    for (const auto& [name, secs] : rec.phase_cpu_seconds)
+      out << "phase " << std::to_string(secs) << " " << name << "\n";
+    out << "seconds " << std::to_string(rec.seconds) << "\nparts " << rec.parts << "\n";
+    for (const auto& [p, part] : rec.parts_done) {
+      out << "part " << p << " lifted " << part.lifted << "\n";
+      for (const Found& f : part.found) {
+        out << "found " << f.stage << " " << f.node << " " << f.first_stored << " " << f.member << " " << f.members
+            << " ";
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(&f.at);
+        for (std::size_t i = 0; i < sizeof(Global); ++i) {
+          static constexpr char digits[] = "0123456789abcdef";
+          out << digits[bytes[i] >> 4] << digits[bytes[i] & 15];
+        }
+        out << "\n";
+      }
+    }
+    if (!out.flush()) return;
+  }
+  std::error_code ignored;
+  std::filesystem::rename(path + ".part", path, ignored);
+}
+
 }  // namespace
 
 Result check(const Instance& inst, const Options& opt) {
@@ -507,7 +627,8 @@ Result check(const Instance& inst, const Options& opt) {
   };
 
   const Global init = model.initial();
-  double saved_cpu = 0, saved_seconds = 0;  // a resumed run's saved exploration
+  double saved_cpu = 0, saved_seconds = 0;                      // a resumed run's saved exploration
+  double analysis_cpu_before = 0, analysis_seconds_before = 0;  // its analysis in earlier sittings
   if (!resuming) {
     pack(init, buf.data());
     set.insert(buf.data());
@@ -690,50 +811,93 @@ Result check(const Instance& inst, const Options& opt) {
     // so there are at most n * N + 1 sweeps; each edge to an earlier state on a path to a
     // completion can cost one, and in practice a handful suffice. Sweeping forward needs no
     // reverse graph, which would take as much memory as the graph's targets.
-    progress("deadlock");
-    std::vector<std::uint8_t> good(n, 0);
-    for (std::size_t s = 0; s < n; ++s)
-      for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
-        if (gr.flags[a] & flag_completes)
-          good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
-    const auto all_nodes = static_cast<std::uint8_t>((1u << inst.nodes) - 1);
-    bool swept = true;  // false: stopped by the time limit, and the sets are not complete
-    for (bool grew = true; grew;) {
-      if (out_of_time()) {
-        swept = false;
-        break;
+    // A resumed run keeps a record of its analysis beside the checkpoint (docs/checker.md, "And in
+    // more") and goes on from where the last one stopped.
+    const std::string record_path = resuming ? opt.resume_dir + "/analysis" : std::string();
+    AnalysisRecord record;
+    if (resuming) {
+      record = read_analysis(record_path, checkpoint_identity(inst, opt, model) + " per_kind=" +
+                                              std::to_string(opt.per_kind) + " parts=" + (opt.split_parts ? "1" : "0"));
+      for (const auto& [name, secs] : record.phase_cpu_seconds) {
+        auto it = std::find_if(res.phase_cpu_seconds.begin(), res.phase_cpu_seconds.end(),
+                               [&](const auto& e) { return e.first == name; });
+        if (it == res.phase_cpu_seconds.end())
+          it = res.phase_cpu_seconds.emplace(res.phase_cpu_seconds.end(), name, 0.0);
+        it->second += secs;
+        analysis_cpu_before += secs;
       }
-      grew = false;
-      ++res.deadlock_sweeps;
-      for (std::size_t s = n; s-- > 0;) {
-        std::uint8_t reach = good[s];
-        if (reach != all_nodes)
-          gr.each_target(s, [&](const Graph::Target& t) {
-            reach |= symmetry ? pull(good[t.to], t.nodes, inst.nodes) : good[t.to];
-            return reach != all_nodes;
-          });
-        if (reach != good[s]) good[s] = reach, grew = true;
+      analysis_seconds_before = record.seconds;
+    }
+    auto save_record = [&] {
+      if (!resuming) return;
+      record.phase_cpu_seconds.clear();
+      for (std::size_t i = 0; i < res.phase_cpu_seconds.size(); ++i) {
+        auto [name, secs] = res.phase_cpu_seconds[i];
+        if (i == current_phase) secs += static_cast<double>(std::clock() - phase_start) / CLOCKS_PER_SEC;
+        if (name != "exploring") record.phase_cpu_seconds.emplace_back(name, secs);
+      }
+      record.seconds =
+          analysis_seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      write_analysis(record_path, record);
+    };
+    auto report_deadlock = [&](unsigned u, std::uint32_t s) {
+      Global at;
+      model.unpack(set.at(s), at);
+      const std::string where(core::to_string(at.n[u].s.state));
+      report(Pending{"deadlock",
+                     "deadlock/" + where,
+                     "stays in " + where + ": no completion is reachable by node actions alone",
+                     {u},
+                     s,
+                     false,
+                     {},
+                     at,
+                     true});
+    };
+
+    progress("deadlock");
+    if (record.deadlock_done) {
+      res.deadlock_sweeps = record.deadlock_sweeps;
+      for (auto [u, s] : record.deadlocks) report_deadlock(u, s);
+    } else {
+      std::vector<std::uint8_t> good(n, 0);
+      for (std::size_t s = 0; s < n; ++s)
+        for (std::uint64_t a = gr.state_begin[s]; a < gr.state_begin[s + 1]; ++a)
+          if (gr.flags[a] & flag_completes)
+            good[s] = static_cast<std::uint8_t>(good[s] | 1u << ((gr.flags[a] >> 3) & 3u));
+      const auto all_nodes = static_cast<std::uint8_t>((1u << inst.nodes) - 1);
+      bool swept = true;  // false: stopped by the time limit, and the sets are not complete
+      for (bool grew = true; grew;) {
+        if (out_of_time()) {
+          swept = false;
+          break;
+        }
+        grew = false;
+        ++res.deadlock_sweeps;
+        for (std::size_t s = n; s-- > 0;) {
+          std::uint8_t reach = good[s];
+          if (reach != all_nodes)
+            gr.each_target(s, [&](const Graph::Target& t) {
+              reach |= symmetry ? pull(good[t.to], t.nodes, inst.nodes) : good[t.to];
+              return reach != all_nodes;
+            });
+          if (reach != good[s]) good[s] = reach, grew = true;
+        }
+      }
+      // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
+      for (unsigned u = 0; u < inst.nodes && swept; ++u)
+        for (std::size_t s = 0; s < n; ++s) {
+          const InitiatorState st = model.packed_state(set.at(s), u);
+          if (((good[s] >> u) & 1u) != 0 || st == InitiatorState::idle || st == InitiatorState::locked) continue;
+          report_deadlock(u, static_cast<std::uint32_t>(s));
+        }
+      if (swept && resuming) {  // what was reported (a resumed run has found nothing before)
+        record.deadlock_done = true;
+        record.deadlock_sweeps = res.deadlock_sweeps;
+        for (const Pending& p : pending) record.deadlocks.emplace_back(p.nodes.at(0), p.state);
+        save_record();
       }
     }
-    // Deadlock: a pending operation of u from which no completion of u is reachable by node moves.
-    for (unsigned u = 0; u < inst.nodes && swept; ++u)
-      for (std::size_t s = 0; s < n; ++s) {
-        const InitiatorState st = model.packed_state(set.at(s), u);
-        if (((good[s] >> u) & 1u) != 0 || st == InitiatorState::idle || st == InitiatorState::locked) continue;
-        const std::string where(core::to_string(st));
-        Global at;
-        model.unpack(set.at(s), at);
-        report(Pending{"deadlock",
-                       "deadlock/" + where,
-                       "stays in " + where + ": no completion is reachable by node actions alone",
-                       {u},
-                       static_cast<std::uint32_t>(s),
-                       false,
-                       {},
-                       at,
-                       true});
-      }
-    release(good);
     // The analysis goes part by part (docs/checker.md, "Parts"). Node moves change neither the
     // topology nor the topology moves left, and renaming keeps both up to isomorphism, so the
     // states with the same moves left and the same sorted degrees form a part that no node move
@@ -755,6 +919,13 @@ Result check(const Instance& inst, const Options& opt) {
     }
     if (parts == 1) release(part_of);
     res.analysis_parts = parts;
+    if (!record.parts_done.empty() && record.parts != parts)
+      throw std::runtime_error("check: the analysis recorded in " + record_path + " has " +
+                               std::to_string(record.parts) + " parts, this run " + std::to_string(parts));
+    record.parts = parts;
+    std::vector<bool> part_done(parts, false);  // decided in an earlier sitting
+    for (const auto& entry : record.parts_done)
+      if (entry.first < parts) part_done[entry.first] = true;
     std::vector<Graph> part_graph;  // with several parts: each part's graph, its states numbered in it
     if (parts > 1) {
       progress("splitting");
@@ -770,10 +941,11 @@ Result check(const Instance& inst, const Options& opt) {
         if (opt.graph_on_disk) pg.keep_in_files();
       }
       for (std::size_t s = 0; s < n; ++s)
-        part_graph[part_of[s]].copy_state(gr, s, [&](std::uint32_t t) {
-          if (part_of[t] != part_of[s]) throw std::logic_error("check: a node move leaves its part");
-          return local[t];
-        });
+        if (!part_done[part_of[s]])
+          part_graph[part_of[s]].copy_state(gr, s, [&](std::uint32_t t) {
+            if (part_of[t] != part_of[s]) throw std::logic_error("check: a node move leaves its part");
+            return local[t];
+          });
       for (Graph& pg : part_graph) {
         pg.finish();
         pg.shrink();  // its files were grown by doubling: the disk is needed for the rebuilt graphs
@@ -781,13 +953,6 @@ Result check(const Instance& inst, const Options& opt) {
       gr = Graph{};
     }
 
-    struct Found {     // a fair end component found, reported once every part is decided
-      unsigned stage;  ///< 0: decided on stored states, 1: on rebuilt ones
-      unsigned node;
-      std::uint32_t first_stored;  ///< its member's stored state found first
-      std::uint32_t member;        ///< that member
-      Pending pending;
-    };
     std::vector<Found> found;
 
     // P7 for every node u: a fair end component inside u's region, decided on graph `fg` (its
@@ -908,23 +1073,9 @@ Result check(const Instance& inst, const Options& opt) {
                 std::fprintf(stderr, "\n");
               });
             }
-          const std::string where(core::to_string(model.packed_state(state_at(s), u)));
-          Global at;
-          model.unpack(state_at(s), at);
-          const std::uint32_t stored = depth_order;
-          found.push_back(
-              Found{stage, u, stored, s,
-                    Pending{"P7",
-                            "P7/" + where,
-                            "can stay in " + where +
-                                " forever under weak fairness with positive probability (a fair end component of " +
-                                std::to_string(members(c).size()) + " states)",
-                            {u},
-                            stored,
-                            false,
-                            {},
-                            at,
-                            true}});
+          Found f{stage, u, depth_order, s, members(c).size(), {}};
+          model.unpack(state_at(s), f.at);
+          found.push_back(f);
         }
       }
     };
@@ -932,6 +1083,14 @@ Result check(const Instance& inst, const Options& opt) {
     std::vector<std::uint32_t> global;  // with several parts: the part's states, numbered among all stored states
     for (unsigned p = 0; p < parts && !truncated; ++p) {
       part = p + 1;
+      if (part_done[p]) {
+        const AnalysisRecord::Part& done = record.parts_done.at(p);
+        found.insert(found.end(), done.found.begin(), done.found.end());
+        res.lifted_states += done.lifted;
+        continue;
+      }
+      const std::size_t found_before = found.size();
+      const std::uint64_t lifted_before = res.lifted_states;
       Graph& pg = parts > 1 ? part_graph[p] : gr;
       release(global);
       if (parts > 1) {
@@ -1091,13 +1250,32 @@ Result check(const Instance& inst, const Options& opt) {
               in_lifted, 1);
         }
       }
+      if (!truncated && resuming) {
+        AnalysisRecord::Part& done = record.parts_done[p];
+        done.lifted = res.lifted_states - lifted_before;
+        done.found.assign(found.begin() + static_cast<std::ptrdiff_t>(found_before), found.end());
+        save_record();
+      }
     }
     // Reported as one decision of the whole graph would: the components decided on stored states
     // before those on rebuilt ones, node by node, each node's by the stored state found first.
     std::stable_sort(found.begin(), found.end(), [](const Found& x, const Found& y) {
       return std::tie(x.stage, x.node, x.first_stored, x.member) < std::tie(y.stage, y.node, y.first_stored, y.member);
     });
-    for (Found& f : found) report(std::move(f.pending));
+    for (const Found& f : found) {
+      const std::string where(core::to_string(f.at.n[f.node].s.state));
+      report(Pending{"P7",
+                     "P7/" + where,
+                     "can stay in " + where +
+                         " forever under weak fairness with positive probability (a fair end component of " +
+                         std::to_string(f.members) + " states)",
+                     {f.node},
+                     f.first_stored,
+                     false,
+                     {},
+                     f.at,
+                     true});
+    }
     part = 0;
   }
 
@@ -1160,8 +1338,9 @@ Result check(const Instance& inst, const Options& opt) {
   res.node_records = model.node_records();
   res.verdict = truncated ? "incomplete" : res.violations.empty() ? "pass" : "fail";
   if (truncated && !res.violations.empty()) res.verdict = "fail";
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() + saved_seconds;
-  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC + saved_cpu;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() + saved_seconds +
+                analysis_seconds_before;
+  res.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC + saved_cpu + analysis_cpu_before;
   if (!res.phase_cpu_seconds.empty())
     res.phase_cpu_seconds[current_phase].second += static_cast<double>(std::clock() - phase_start) / CLOCKS_PER_SEC;
   if (resuming) res.phase_cpu_seconds.front().second += saved_cpu;  // "exploring": reading back, and the saved

@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -673,6 +675,76 @@ TEST(Checker, DecidingPartByPartFindsWhatTheWholeGraphFinds) {
   }
   // Without topology moves the graph is one part.
   EXPECT_EQ(lmx::check::check(two_nodes(Variant::repaired, 1, 0)).analysis_parts, 1u);
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// A resumed run records its analysis beside the checkpoint (the deadlock check, then each part
+// decided), and a run resumed again goes on from the record: it decides only the parts the record
+// lacks, and finds what one run finds (the paper's failing instance, three parts, up to 20
+// violations per kind). A record of other options is not used; a malformed one is an error.
+TEST(Checker, AResumedAnalysisGoesOnFromItsRecord) {
+  const Instance inst = two_nodes(Variant::paper, 2, 2);
+  const ScratchDir dir("record");
+  lmx::check::Options whole, save, resume;
+  whole.per_kind = save.per_kind = resume.per_kind = 20;
+  save.save_dir = dir.path.string();
+  resume.resume_dir = dir.path.string();
+  std::set<unsigned> decided;  // the parts whose end components were decomposed
+  resume.progress = [&](const lmx::check::Progress& p) {
+    if (std::string(p.phase) == "end components") decided.insert(p.part);
+  };
+  const auto one = lmx::check::check(inst, whole);
+  ASSERT_EQ(one.verdict, "fail");
+  ASSERT_EQ(lmx::check::check(inst, save).limit, "saved");
+  const auto first = lmx::check::check(inst, resume);
+  expect_same_results(one, first);
+  EXPECT_EQ(decided, (std::set<unsigned>{1, 2, 3}));
+  const std::filesystem::path record = dir.path / "analysis";
+  const std::string text = read_text(record);
+  ASSERT_NE(text.find("\npart 2 lifted "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nfound "), std::string::npos) << text;  // the paper's P7 violations
+
+  decided.clear();
+  const auto again = lmx::check::check(inst, resume);
+  expect_same_results(one, again);
+  EXPECT_TRUE(decided.empty());
+  EXPECT_GE(again.cpu_seconds, first.cpu_seconds);  // the earlier sittings' time counts
+
+  // The record cut after its second part: the third is decided again.
+  write_text(record, text.substr(0, text.find("\npart 2 lifted ") + 1));
+  decided.clear();
+  expect_same_results(one, lmx::check::check(inst, resume));
+  EXPECT_EQ(decided, (std::set<unsigned>{3}));
+
+  // The deadlock sweeps are taken from the record, not done again.
+  const auto sweeps = text.find("deadlock_sweeps ");
+  write_text(record, text.substr(0, sweeps) + "deadlock_sweeps 99" + text.substr(text.find('\n', sweeps)));
+  EXPECT_EQ(lmx::check::check(inst, resume).deadlock_sweeps, 99u);
+
+  // A record of other options (fewer reports per kind) is decided again, and replaced.
+  lmx::check::Options fewer = resume;
+  fewer.per_kind = 1;
+  decided.clear();
+  EXPECT_EQ(lmx::check::check(inst, fewer).verdict, "fail");
+  EXPECT_EQ(decided, (std::set<unsigned>{1, 2, 3}));
+  EXPECT_NE(read_text(record).find(" per_kind=1 "), std::string::npos);
+
+  write_text(record, read_text(record) + "nonsense 1\n");
+  try {
+    (void)lmx::check::check(inst, fewer);
+    ADD_FAILURE() << "a malformed record was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a malformed line in"), std::string::npos) << e.what();
+  }
 }
 
 // A checkpoint is resumed only by the run that saved it, whole: another instance or other options,
