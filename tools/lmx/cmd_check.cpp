@@ -89,7 +89,8 @@ const lmx::cli::Register reg{
                        "deadlock and P7 later: a run too long for one sitting, in two");
        cmd->add_option("--resume", a.resume_dir,
                        "decide deadlock and P7 from the exploration that --save left in this directory (the same "
-                       "instance and options) instead of exploring");
+                       "instance and options) instead of exploring; the analysis is recorded there part by part, "
+                       "and a run resumed again goes on from the record");
        cmd->add_option("--write", a.write_dir, "write each counterexample trace into this directory");
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
