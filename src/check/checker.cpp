@@ -1103,7 +1103,7 @@ Result check(const Instance& inst, const Options& opt) {
       auto state_at = [&](std::uint32_t s) { return set.at(stored_of(s)); };
       // Every end component of a node's region (its operation pending) is an end component of the
       // union of the regions (some operation pending), so it lies inside a maximal end component of
-      // the union: the union is decomposed once over the whole graph, and each node's decomposition
+      // the union: the union is decomposed once over the part's graph, and each node's decomposition
       // starts from the states left in it (usually a small fraction) instead of from every state.
       std::vector<bool> in_any(pn, false);  // a bit per state, as every membership array of the analysis
       std::vector<bool> allowed_any;        // a bit per action: 7 bytes per state less than a byte each
