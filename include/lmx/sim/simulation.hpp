@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lmx/sim/scenario.hpp"
@@ -26,7 +27,9 @@ struct Violation {
 };
 
 struct RunOptions {
-  std::ostream* trace = nullptr;         ///< write lmx-trace/1 lines here
+  std::ostream* trace = nullptr;  ///< write lmx-trace/1 lines here
+  /// Also hand every trace line (with its newline, the `end` line included) to this callback.
+  std::function<void(std::string_view)> trace_sink;
   bool hash_lines = false;               ///< compute the line hash even without `trace` (replay)
   std::function<void(double)> progress;  ///< called with the fraction done, at most ~100 times
   std::string source = "run";
@@ -96,8 +99,5 @@ nlohmann::json run(const Scenario& scenario, const RunOptions& options = {});
 /// P5: the node state the layout occupies is within a constant factor (8) of the paper's O(Delta)
 /// accounting.
 bool p5_holds(unsigned layout_bits, unsigned paper_bits);
-
-/// FNV-1a 64 as 16 hex digits (the trace line hash of docs/trace-format.md).
-std::string hex64(std::uint64_t h);
 
 }  // namespace lmx::sim

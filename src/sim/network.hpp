@@ -1,0 +1,501 @@
+// The network of a simulation (docs/simulator.md, "The model, operationally"): the time-varying
+// graph with its ports, the disconnection detectors, and the channels with their messages in
+// transit, including the deferred writes of the semi-synchronous scan.
+//
+// Storage is structure-of-arrays indexed by node (and by node * (Delta + 1) + port for channels),
+// sized once at construction; nothing here allocates per message unless a channel overflows the P4
+// bound (the overflow goes to a side table and the engine reports a P4 violation).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "big_array.hpp"
+#include "channel.hpp"
+#include "lmx/core/protocol.hpp"
+#include "lmx/sim/scenario.hpp"
+
+namespace lmx::sim {
+
+/// A message in transit: its byte, the (wrapping, 16-bit) tick it was sent at, and its trace id.
+struct Stored {
+  std::uint8_t byte;
+  std::uint16_t stamp;
+  std::uint64_t id;
+};
+
+/// A delivered message's coordinates in a channel.
+struct Slot {
+  core::Port port;
+  std::uint16_t index;
+};
+
+/// The messages a node may receive now (the delivery adversary's candidates), in channel order:
+/// port 0..Delta, slot by slot. In the common case a bit mask over (port, slot) pairs, bit
+/// port * inline_slots + slot, so that an activation that does not deliver writes no list.
+struct Candidates {
+  unsigned k = 0;          ///< how many
+  bool masked = false;     ///< given by `mask`, not by `slots`
+  std::uint64_t mask = 0;  ///< the candidates' bits, when masked
+  std::array<Slot, 64> slots;
+  /// Candidate i (0-based, in channel order).
+  [[nodiscard]] Slot at(unsigned i) const {
+    if (!masked) return slots[i];
+    const unsigned b = nth_set_bit(mask, i);
+    return Slot{static_cast<core::Port>(b / inline_slots), static_cast<std::uint16_t>(b % inline_slots)};
+  }
+};
+
+/// Who is held back by the delivery adversary `delay-target` (docs/simulator.md).
+struct DelayRule {
+  bool active = false;
+  NodeId target = no_node;
+  std::uint64_t patience_ticks = 0;
+};
+
+/// A growable list of 4-byte entries whose append inlines (std::vector's does not, here).
+class WriteList {
+ public:
+  void append(std::uint32_t entry) {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    data_[size_++] = entry;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::uint32_t operator[](std::size_t i) const { return data_[i]; }
+  void clear() { size_ = 0; }
+  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(std::uint32_t); }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
+    // Not zeroed: an entry is always written before it is read.
+    auto data = std::make_unique_for_overwrite<std::uint32_t[]>(capacity);
+    std::copy(data_.get(), data_.get() + size_, data.get());
+    data_ = std::move(data), capacity_ = capacity;
+  }
+  std::unique_ptr<std::uint32_t[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+
+template <class Word>
+class Network {
+ public:
+  using Ports = core::PortSet<Word>;
+  using Port = core::Port;
+
+  /// `now` is the engine's clock (ticks): messages carry the tick they were sent at.
+  /// `keep_ids`: message ids are stored (for trace lines). `defer_writes`: the semi-synchronous
+  /// scan defers writes into other blocks' channels (see "Deferred writes" below).
+  Network(NodeId n, unsigned delta, bool keep_ids, bool defer_writes, unsigned block_shift, const std::uint32_t& now)
+      : n_(n),
+        delta_(delta),
+        ports_(delta + 1),
+        block_shift_(std::min(14u, block_shift)),
+        keep_outgoing_(defer_writes),
+        deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n} * 2)),
+        now_(now) {
+    detector_.assign(n_, Word{0});
+    neighbours_.assign(n_, Word{0});
+    peer_.assign(std::size_t{n_} * delta_, no_node);
+    peer_port_.assign(std::size_t{n_} * delta_, Port{0});
+    channels_.assign(std::size_t{n_} * ports_, Channel{});
+    if (keep_ids) id_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint64_t{0});
+  }
+
+  /// Whether the semi-synchronous scan of a run with these parameters can defer writes: blocks of
+  /// more than one, and entries that fit 32 bits.
+  [[nodiscard]] static bool can_defer(NodeId n, unsigned delta, unsigned block_shift) {
+    const unsigned shift = std::min(14u, block_shift);
+    return (n >> shift) > 0 && (std::size_t{delta + 1} << (shift + entry_shift)) <= (std::size_t{1} << 32);
+  }
+
+  // ---------------------------------------------------------------- graph
+  [[nodiscard]] NodeId nodes() const { return n_; }
+  [[nodiscard]] unsigned delta() const { return delta_; }
+  [[nodiscard]] NodeId peer(NodeId u, Port p) const { return peer_[std::size_t{u} * delta_ + p - 1]; }
+  [[nodiscard]] Port peer_port(NodeId u, Port p) const { return peer_port_[std::size_t{u} * delta_ + p - 1]; }
+  [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(neighbours_[u]); }
+  [[nodiscard]] Word neighbour_bits(NodeId u) const { return neighbours_[u]; }
+  /// The disconnection detector's D of u.
+  [[nodiscard]] Ports detector(NodeId u) const { return Ports(detector_[u]); }
+  void set_detector(NodeId u, Ports d) { detector_[u] = d.bits(); }
+  [[nodiscard]] Ports all_neighbour_ports() const { return Ports::range(1, static_cast<Port>(delta_)); }
+  [[nodiscard]] Ports free_ports(NodeId u) const { return all_neighbour_ports() - neighbours(u); }
+  [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
+    for (Port p : neighbours(u))
+      if (peer(u, p) == v) return true;
+    return false;
+  }
+  [[nodiscard]] std::uint64_t edges() const { return edges_; }
+
+  /// Establishes edge {u, v} on port pu of u and pv of v (both free).
+  void link(NodeId u, Port pu, NodeId v, Port pv) {
+    flush_deferred();
+    peer_[std::size_t{u} * delta_ + pu - 1] = v, peer_port_[std::size_t{u} * delta_ + pu - 1] = pv;
+    peer_[std::size_t{v} * delta_ + pv - 1] = u, peer_port_[std::size_t{v} * delta_ + pv - 1] = pu;
+    neighbours_[u] = static_cast<Word>(neighbours_[u] | (Word{1} << pu));
+    neighbours_[v] = static_cast<Word>(neighbours_[v] | (Word{1} << pv));
+    // A free port's channel and copy are empty (a cut empties both) unless a test injected
+    // messages there; then each end's copy starts as the other end's count.
+    if (keep_outgoing_ && injected_on_free_port_) {
+      channels_[channel(u, pu)].outgoing = channels_[channel(v, pv)].count;
+      channels_[channel(v, pv)].outgoing = channels_[channel(u, pu)].count;
+    }
+    ++edges_;
+  }
+  /// Cuts the edge on port pu of u: its messages in transit are lost, first those waiting at the
+  /// other end, each passed to on_lost(node, port, message); both detectors note the port.
+  /// Returns the other end.
+  template <class OnLost>
+  std::pair<NodeId, Port> unlink(NodeId u, Port pu, OnLost&& on_lost) {
+    flush_deferred();
+    const NodeId v = peer(u, pu);
+    const Port pv = peer_port(u, pu);
+    drop_channel(v, pv, on_lost);
+    drop_channel(u, pu, on_lost);
+    peer_[std::size_t{u} * delta_ + pu - 1] = no_node;
+    peer_[std::size_t{v} * delta_ + pv - 1] = no_node;
+    neighbours_[u] = static_cast<Word>(neighbours_[u] & ~(Word{1} << pu));
+    neighbours_[v] = static_cast<Word>(neighbours_[v] & ~(Word{1} << pv));
+    detector_[u] = static_cast<Word>(detector_[u] | (Word{1} << pu));  // the disconnection detector
+    detector_[v] = static_cast<Word>(detector_[v] | (Word{1} << pv));
+    --edges_;
+    return {v, pv};
+  }
+
+  // ---------------------------------------------------------------- channels
+  [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_ + p; }
+  [[nodiscard]] std::uint16_t now16() const { return static_cast<std::uint16_t>(now_); }
+  [[nodiscard]] std::uint16_t age_of(const Stored& m) const { return static_cast<std::uint16_t>(now16() - m.stamp); }
+  [[nodiscard]] unsigned count(NodeId u, Port p) const { return channels_[channel(u, p)].count; }
+  [[nodiscard]] std::uint64_t in_transit() const { return in_transit_; }
+  [[nodiscard]] bool has_ids() const { return !id_.empty(); }
+
+  /// Puts a message into `to`'s channel on port p; false if the channel already held 255 messages
+  /// (the engine then stops the run with a P4 violation). The caller updates the sender's
+  /// `outgoing` (it knows the sender without reading `to`'s peer arrays).
+  bool enqueue(NodeId to, Port p, std::uint8_t byte, std::uint64_t id) {
+    const std::size_t c = channel(to, p);
+    Channel& ch = channels_[c];
+    const unsigned k = ch.count;
+    if (k < inline_slots) {
+      ch.byte[k] = byte, ch.stamp[k] = now16();
+      if (!id_.empty()) id_[c * inline_slots + k] = id;
+    } else {
+      overflow_[c].push_back({byte, now16(), id});
+    }
+    if (k == 255) return false;
+    ch.count = static_cast<std::uint8_t>(k + 1);
+    ++in_transit_;
+    return true;
+  }
+  [[nodiscard, gnu::always_inline]] Stored stored(std::size_t c, unsigned i) const {
+    if (i < inline_slots)
+      return {channels_[c].byte[i], channels_[c].stamp[i], id_.empty() ? 0 : id_[c * inline_slots + i]};
+    return overflow_.at(c)[i - inline_slots];
+  }
+  /// Removes message i of u's channel on port p (a bag: the last message takes its place).
+  [[gnu::always_inline]] void remove(NodeId u, Port p, unsigned i) {
+    const std::size_t c = channel(u, p);
+    const unsigned last = channels_[c].count - 1u;
+    if (i != last) {
+      const Stored m = stored(c, last);
+      if (i < inline_slots) {
+        channels_[c].byte[i] = m.byte, channels_[c].stamp[i] = m.stamp;
+        if (!id_.empty()) id_[c * inline_slots + i] = m.id;
+      } else {
+        overflow_[c][i - inline_slots] = m;
+      }
+    }
+    if (last >= inline_slots) {
+      auto& spill = overflow_[c];
+      spill.pop_back();
+      if (spill.empty()) overflow_.erase(c);
+    }
+    channels_[c].count = static_cast<std::uint8_t>(last);
+    --in_transit_;
+    // The sender's copy of this count.
+    if (keep_outgoing_ && p != core::self_port && peer(u, p) != no_node) {
+      if (batching_)
+        write_later(peer(u, p), entry(peer(u, p), peer_port(u, p), entry_outgoing_delivered));
+      else
+        --channels_[channel(peer(u, p), peer_port(u, p))].outgoing;
+    }
+  }
+
+  /// Messages in transit along the edge at `to`'s port p, given the other end.
+  [[nodiscard]] unsigned along(NodeId to, Port p, NodeId from, Port from_port) const {
+    unsigned n = channels_[channel(to, p)].count;
+    if (p != core::self_port) n += channels_[channel(from, from_port)].count;
+    return n;
+  }
+
+  /// The result of posting one message.
+  struct Posted {
+    unsigned along;  ///< messages in transit along its edge afterwards (P4)
+    bool stored;     ///< false: the channel overflowed 255 messages
+  };
+  /// Sends `byte` from u's port p to `to`'s port `to_port` (an existing edge, or port 0).
+  [[gnu::always_inline]] Posted post(NodeId u, Port p, NodeId to, Port to_port, std::uint8_t byte, std::uint64_t id) {
+    Channel& own = channels_[channel(u, p)];
+    if (batching_ && p != core::self_port && own.outgoing < inline_slots) {
+      // Deferred: the message joins the receiver's channel before anything reads it (see
+      // write_later); P4 is checked now, from the sender's record alone.
+      ++own.outgoing, ++in_transit_;
+      write_later(to, entry(to, to_port, unsigned{byte} << 1 | entry_message));
+      return {unsigned{own.outgoing} + own.count, true};
+    }
+    // An earlier send of this action on this port (a double send, errata E3) may still wait in
+    // the receiver's block list: it goes first, as it would have with immediate writes.
+    if (batching_ && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
+    const bool ok = enqueue(to, to_port, byte, id);
+    if (ok && keep_outgoing_ && p != core::self_port) ++own.outgoing;
+    return {along(to, to_port, u, p), ok};
+  }
+  /// A test's message put straight into u's channel on `port`.
+  bool inject(NodeId u, Port port, std::uint8_t byte, std::uint64_t id) {
+    flush_deferred();
+    if (port != core::self_port && peer(u, port) == no_node) injected_on_free_port_ = true;
+    const bool ok = enqueue(u, port, byte, id);
+    if (keep_outgoing_ && ok && port != core::self_port && peer(u, port) != no_node)
+      ++channels_[channel(peer(u, port), peer_port(u, port))].outgoing;
+    return ok;
+  }
+
+  /// Collects the messages u may receive now: those not sent in the current tick and not held
+  /// back by the delivery rule.
+  void receivable(NodeId u, const DelayRule& delay, Candidates& out) const {
+    unsigned k = 0;
+    if (!delay.active && overflow_.empty() && ports_ * inline_slots <= 64) {
+      // The common case, without branches on the (unpredictable) channel contents: every channel
+      // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
+      // was not sent in the current tick. Same candidates, in the same order, as the general loop.
+      const std::uint64_t mask = receivable_mask_(&channels_[channel(u, 0)], now16());
+      out.masked = true, out.mask = mask;
+      out.k = core::PortSet<std::uint64_t>(mask).size();
+      return;
+    }
+    for (Port p = 0; p <= delta_; ++p) {
+      const std::size_t c = channel(u, p);
+      for (unsigned i = 0; i < channels_[c].count && k < out.slots.size(); ++i) {
+        const std::uint16_t age = age_of(stored(c, i));
+        if (age == 0) continue;  // sent by an execution that did not start earlier
+        if (delay.active && (u == delay.target || (p && peer(u, p) == delay.target)) && age < delay.patience_ticks)
+          continue;  // the target's message is held back, within the fairness bound
+        out.slots[k++] = Slot{p, static_cast<std::uint16_t>(i)};
+      }
+    }
+    out.masked = false, out.k = k;
+  }
+
+  /// Starts loading what w's activation will touch: its own channels and, for its sends, its
+  /// neighbours' channels (or, with deferred writes, its peer list).
+  void prefetch(NodeId w) const {
+    if (!batching_)
+      for (Port p : neighbours(w)) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+    else  // w's neighbours, read at its deliveries and sends
+      __builtin_prefetch(&peer_[std::size_t{w} * delta_]);
+    const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
+    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
+  }
+  /// Before a send: start loading the receivers' channels so that their cache misses overlap
+  /// (deferred writes do not load them now).
+  void prefetch_receivers(NodeId u, Ports ports) const {
+    if (batching_) return;
+    for (Port p : ports)
+      if (p != core::self_port && peer(u, p) != no_node)
+        __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
+  }
+
+  // ---------------------------------------------------------------- deferred writes
+  // In a semi-synchronous round the scan visits nodes in increasing order and each node acts at
+  // most once, so a write into another node's channel (a message, or a decrement of the sender's
+  // `outgoing` copy at a delivery) need not happen at the send: it only has to happen before its
+  // owner's memory is next read. The scan works through blocks of 2^block_shift_ nodes; a write for
+  // the current block is made at once, a write for any other block waits in that block's list,
+  // which is applied in order when the scan next enters the block, in this round or the next one
+  // (end_scan says which lists wait across a round's end, and with which tick).
+  // Writes for one channel come from one sender and keep their order,
+  // and no monitor reads another node's channel (P4 uses `outgoing`), so every read sees what it
+  // would have seen with immediate writes: the same candidates, slots, reports, excerpts and
+  // hashes (tests/sim/deferred_writes_test.cpp compares both on every kind of scenario). What it
+  // buys is locality: the writes for a block arrive together, just before the scan reads that
+  // block's channels, instead of one cache miss per send at a random place.
+
+  /// The semi-synchronous scan of a round begins (writes are deferred from now on, if kept).
+  void begin_scan() {
+    batching_ = keep_outgoing_;
+    if (batching_ && deferred_.empty()) {
+      const std::size_t blocks = (std::size_t{n_} >> block_shift_) + 1;
+      deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
+    }
+    block_ = ~std::size_t{0};
+  }
+  /// The scan reaches node u in `round`: entering a new block applies the writes waiting for it.
+  [[gnu::always_inline]] void enter(std::uint64_t u, std::uint64_t round) {
+    if (batching_ && (u >> block_shift_) != block_) {
+      block_ = u >> block_shift_, entered_[block_] = round;
+      apply_block(block_);
+    }
+  }
+  /// The scan of `round` is over. The writes for blocks the scan has passed wait for the next
+  /// round's scan, which applies them just before it reads those blocks' channels. A block the scan
+  /// did not enter has its list applied now, so that what waits was all sent in this round, at
+  /// tick `carried_stamp_`.
+  void end_scan(std::uint64_t round) {
+    if (!batching_) return;
+    for (std::size_t b = 0; b < deferred_.size(); ++b) {
+      if (entered_[b] != round) apply_block(b);
+      carried_[b] = static_cast<std::uint32_t>(deferred_[b].size());
+    }
+    carried_stamp_ = now16();
+    block_ = ~std::size_t{0}, batching_ = false;
+  }
+  /// Before anything outside the scan reads or writes channels (a topology change, an injected
+  /// message, the summary): the writes carried over from the last round are made.
+  void flush_deferred() {
+    if (deferred_count_) apply_deferred();
+  }
+  [[nodiscard]] bool batching() const { return batching_; }
+  [[nodiscard]] std::uint64_t deferred_writes() const { return deferred_writes_; }
+
+  [[nodiscard]] std::size_t bytes() const {
+    std::size_t bytes = detector_.capacity() * sizeof(Word) + neighbours_.capacity() * sizeof(Word) +
+                        peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() +
+                        channels_.capacity() * sizeof(Channel) + id_.capacity() * 8 +
+                        deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
+                        entered_.capacity() * sizeof(entered_[0]);
+    for (const auto& list : deferred_) bytes += list.bytes();
+    return bytes;
+  }
+
+ private:
+  template <class OnLost>
+  void drop_channel(NodeId u, Port p, OnLost& on_lost) {
+    const std::size_t c = channel(u, p);
+    while (channels_[c].count) {
+      const Stored m = stored(c, channels_[c].count - 1u);
+      on_lost(u, p, m);
+      remove(u, p, channels_[c].count - 1u);
+    }
+  }
+
+  /// entry: the channel's index within its block, the message byte, the kind bit
+  static constexpr unsigned entry_shift = 9;
+  static constexpr unsigned entry_message = 0, entry_outgoing_delivered = 1;
+
+  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * ports_; }
+  [[nodiscard]] std::uint32_t entry(NodeId owner, Port p, unsigned payload) const {
+    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_ + p;
+    return static_cast<std::uint32_t>(in_block << entry_shift | payload);
+  }
+  [[gnu::always_inline]] void write_later(NodeId owner, std::uint32_t e) {
+    const std::size_t b = owner >> block_shift_;
+    if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
+    deferred_[b].append(e);
+    ++deferred_writes_;
+    if (++deferred_count_ >= deferred_cap_) apply_deferred();
+  }
+  /// Where a field of a Channel lies in the record read as one native 8-byte word.
+  static constexpr unsigned field_shift(std::size_t offset, std::size_t size) {
+    return static_cast<unsigned>(std::endian::native == std::endian::little ? 8 * offset
+                                                                            : 8 * (sizeof(Channel) - offset - size));
+  }
+  /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
+  /// tick it was sent in.
+  [[gnu::always_inline]] void apply_write(Channel* base, std::uint32_t e, std::uint16_t stamp) {
+    Channel& ch = base[e >> entry_shift];
+    std::uint64_t record;
+    std::memcpy(&record, &ch, sizeof record);
+    constexpr unsigned count_at = field_shift(offsetof(Channel, count), 1),
+                       outgoing_at = field_shift(offsetof(Channel, outgoing), 1);
+    const unsigned k = static_cast<std::uint8_t>(record >> count_at);
+    const bool message = (e & 1) == entry_message;
+    // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
+    // said so), so a message takes an inline slot.
+    if (unsigned(message) & unsigned(k >= inline_slots)) [[unlikely]]
+      throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
+    // Both outcomes computed on the record's 8 bytes as one word, one kept: the entry's kind is
+    // random, and a branch on it mispredicted on about half of the writes. (Building the arrival
+    // in a Channel and reloading it as a word stalled on every write: a load cannot be forwarded
+    // from the three narrower stores just made into its bytes.)
+    const unsigned slot = k & (inline_slots - 1);  // k itself for a message
+    const unsigned stamp_at =
+                       field_shift(offsetof(Channel, stamp) + slot * sizeof(std::uint16_t), sizeof(std::uint16_t)),
+                   byte_at = field_shift(offsetof(Channel, byte) + slot, 1);
+    const std::uint64_t arrived_record =
+        ((record & ~(std::uint64_t{0xFFFF} << stamp_at) & ~(std::uint64_t{0xFF} << byte_at)) |
+         std::uint64_t{stamp} << stamp_at | std::uint64_t{(e >> 1) & 0xFFu} << byte_at) +
+        (std::uint64_t{1} << count_at);  // k + 1 <= inline_slots: no carry out of the count
+    const std::uint64_t delivered_record = record - (std::uint64_t{1} << outgoing_at);
+    const std::uint64_t keep = std::uint64_t{0} - std::uint64_t{message};  // all ones for a message
+    record = (arrived_record & keep) | (delivered_record & ~keep);
+    std::memcpy(&ch, &record, sizeof record);
+  }
+  /// Entries apply_block prefetches ahead: each write is one miss at a random place in the block,
+  /// and 32 in flight rather than 8 made `lmx bench` about 1.1 times faster (docs/simulator.md).
+  static constexpr std::size_t apply_prefetch_distance = 32;
+  void apply_block(std::size_t b) {
+    WriteList& list = deferred_[b];
+    const std::size_t size = list.size(), carried = carried_[b];
+    if (size == 0) return;
+    // Not &channels_[...]: when n is a multiple of the block size, the last block is empty and
+    // its base is the end of the array.
+    Channel* base = channels_.data() + block_base(b);
+    // Read once: the channel records' byte stores may alias the clock for all the compiler knows.
+    const std::uint16_t now = now16(), before = carried_stamp_;
+    for (std::size_t i = 0; i < size; ++i) {
+      if (i + apply_prefetch_distance < size)
+        __builtin_prefetch(base + (list[i + apply_prefetch_distance] >> entry_shift), 1);
+      apply_write(base, list[i], i < carried ? before : now);
+    }
+    deferred_count_ -= size;
+    list.clear();
+    carried_[b] = 0;
+  }
+  void apply_deferred() {
+    for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
+  }
+
+  NodeId n_;
+  unsigned delta_, ports_;
+  /// The candidate mask for this many ports (used while they fit one 64-bit mask).
+  const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
+  BigArray<Word> detector_, neighbours_;
+  BigArray<NodeId> peer_;
+  BigArray<Port> peer_port_;
+  BigArray<Channel> channels_;
+  BigArray<std::uint64_t> id_;
+  std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
+  bool injected_on_free_port_ = false;  ///< inject wrote to a port without an edge
+  std::uint64_t in_transit_ = 0, edges_ = 0;
+
+  /// Nodes per block of the scan: 2^14 (tuned with `lmx bench` among 2^10 to 2^18; their channel
+  /// records take 1.1 MiB at Delta = 8); tests use smaller blocks to make blocks that a round's
+  /// scan does not enter common.
+  const unsigned block_shift_;
+  const bool keep_outgoing_;             ///< `Channel::outgoing` is kept (deferred writes)
+  bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
+  std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
+  std::vector<WriteList> deferred_;      ///< deferred writes per block
+  std::vector<std::uint32_t> carried_;   ///< per block: its first entries, sent in the last round
+  std::vector<std::uint64_t> entered_;   ///< per block: the last round whose scan entered it
+  std::uint16_t carried_stamp_ = 0;      ///< the tick of the carried entries
+  std::size_t deferred_count_ = 0;
+  std::uint64_t deferred_writes_ = 0;
+  /// Waiting entries beyond which all are applied at once (at most 8 bytes of entries a node).
+  const std::size_t deferred_cap_;
+  const std::uint32_t& now_;
+};
+
+}  // namespace lmx::sim
