@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "../src/sim/channel.hpp"
+#include "sim/channel.hpp"
 #include "lmx/sim/simulation.hpp"
 
 namespace {

@@ -1,15 +1,19 @@
-// Re-executes an lmx-trace/1 counterexample ("source":"check") on the real core.
+// Re-executes an lmx-trace/1 trace on the real core (include/lmx/check/replay.hpp). The trace is
+// read with the shared reader (lmx/trace/trace.hpp), which checks every line's form, order and the
+// end line's hash; every field used here is range-checked before use.
 #include "lmx/check/replay.hpp"
 
 #include <deque>
 #include <istream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "lmx/core/protocol.hpp"
+#include "lmx/trace/trace.hpp"
 
 namespace lmx::check {
 
@@ -17,6 +21,7 @@ namespace {
 using json = nlohmann::json;
 using Word = std::uint64_t;
 using Ports = core::PortSet<Word>;
+using trace::get_uint;
 
 struct Link {
   int node = -1;
@@ -32,232 +37,272 @@ struct InTransit {
   core::Message m;
 };
 
-Ports ports_of(const json& a) {
-  Ports p;
-  for (const auto& x : a) p.insert(static_cast<core::Port>(x.get<unsigned>()));
-  return p;
-}
-}  // namespace
+/// The re-execution of one trace.
+class Replay {
+ public:
+  Replay(trace::Reader& reader, std::ostream& report) : reader_(reader), report_(report) {
+    const json& h = reader.header();
+    if (!h.contains("variant") || !h["variant"].is_string() ||
+        !core::parse_variant(h["variant"].get<std::string>(), variant_))
+      reader.fail(1, "the header needs a known \"variant\" (paper or repaired)");
+    const trace::Line& header = reader.header_line();
+    delta_ = static_cast<unsigned>(get_uint(reader, header, "delta", 1, 63));
+    k_ = static_cast<unsigned>(get_uint(reader, header, "k", core::k_min, core::k_max));
+    n_ = static_cast<unsigned>(get_uint(reader, header, "nodes", 1, 64));
+    nodes_.resize(n_);
+    for (auto& nd : nodes_) nd.links.resize(delta_ + 1);
+  }
 
-bool replay_counterexample(std::istream& in, std::ostream& report) {
-  std::string text;
-  unsigned lineno = 0, mismatches = 0, acts = 0;
-  auto fail = [&](const std::string& why) {
-    report << "line " << lineno << ": " << why << "\n";
-    ++mismatches;
-  };
-  if (!std::getline(in, text)) {
-    report << "empty trace\n";
-    return false;
+  /// Processes every line; returns the number of mismatches.
+  unsigned run() {
+    trace::Line current, ahead;
+    bool more = reader_.next(ahead);
+    while (more) {
+      current = std::move(ahead);
+      more = reader_.next(ahead);
+      if (current.ev == "end") break;
+      event(current, more ? &ahead : nullptr);
+    }
+    if (!reader_.complete())
+      reader_.fail(current.number + 1, "the trace ends without its end line (the file was cut short)");
+    return mismatches_;
   }
-  ++lineno;
-  json h;
-  try {
-    h = json::parse(text);
-  } catch (const std::exception& e) {
-    report << "line 1: not JSON: " << e.what() << "\n";
-    return false;
-  }
-  if (h.value("type", "") != "lmx-trace" || h.value("schema", 0) != 1) {
-    report << "line 1: not an lmx-trace/1 header\n";
-    return false;
-  }
-  core::Variant variant{};
-  if (!core::parse_variant(h.value("variant", ""), variant)) {
-    report << "line 1: unknown variant\n";
-    return false;
-  }
-  const unsigned delta = h.value("delta", 0u), k = h.value("k", 0u), n = h.value("nodes", 0u);
-  if (delta < 1 || delta > 63 || k < core::k_min || k > core::k_max || n < 1 || n > 64) {
-    report << "line 1: parameters out of range\n";
-    return false;
-  }
-  const core::Protocol<Word> proto(core::Config{delta, k, variant});
-  std::vector<Node> nodes(n);
-  for (auto& nd : nodes) nd.links.resize(delta + 1);
-  std::map<std::uint64_t, InTransit> transit;
-  std::deque<std::pair<std::uint64_t, InTransit>> expected_sends;  // produced by the last action
-  core::Effects<Word> last{};
-  int last_node = -1;
-  bool last_valid = false;
-  bool pending_call = false;
+  [[nodiscard]] unsigned acts() const { return acts_; }
 
-  auto neighbours = [&](unsigned u) {
+ private:
+  void mismatch(const trace::Line& line, const std::string& why) {
+    report_ << "line " << line.number << ": " << why << "\n";
+    ++mismatches_;
+  }
+  unsigned node(const trace::Line& l, const char* key) const {
+    return static_cast<unsigned>(get_uint(reader_, l, key, 0, n_ - 1));
+  }
+  unsigned port(const trace::Line& l, const char* key, unsigned lo) const {
+    return static_cast<unsigned>(get_uint(reader_, l, key, lo, delta_));
+  }
+  std::string text(const trace::Line& l, const char* key) const {
+    if (!l.event.contains(key) || !l.event[key].is_string())
+      reader_.fail(l.number, std::string("\"") + l.ev + "\" needs a string \"" + key + "\"");
+    return l.event[key].get<std::string>();
+  }
+  /// A port set: an array of ports 0..Delta.
+  Ports ports(const trace::Line& l, const json& a, const char* what) const {
+    if (!a.is_array()) reader_.fail(l.number, std::string(what) + " must be an array of ports");
     Ports p;
-    for (unsigned q = 1; q <= delta; ++q)
-      if (nodes[u].links[q].node >= 0) p.insert(static_cast<core::Port>(q));
+    for (const auto& x : a) {
+      if (!x.is_number_unsigned() || x.get<std::uint64_t>() > delta_)
+        reader_.fail(l.number, std::string(what) + " holds " + x.dump() + ", not a port 0.." + std::to_string(delta_));
+      p.insert(static_cast<core::Port>(x.get<unsigned>()));
+    }
     return p;
-  };
-  auto produce = [&](unsigned u, const core::Effects<Word>& fx) {
-    last = fx;
-    last_node = static_cast<int>(u);
-    last_valid = fx.status == core::Status::ok;
-    expected_sends.clear();
+  }
+  /// An array of [port, value] pairs with value < bound.
+  std::vector<std::pair<core::Port, unsigned>> pairs(const trace::Line& l, const json& a, const char* what,
+                                                     unsigned bound) const {
+    if (!a.is_array()) reader_.fail(l.number, std::string(what) + " must be an array of [port, value] pairs");
+    std::vector<std::pair<core::Port, unsigned>> out;
+    for (const auto& x : a) {
+      if (!x.is_array() || x.size() != 2 || !x[0].is_number_unsigned() || x[0].get<std::uint64_t>() > delta_ ||
+          !x[1].is_number_unsigned() || x[1].get<std::uint64_t>() >= bound)
+        reader_.fail(l.number, std::string(what) + " holds " + x.dump() + ", not a [port, value] pair");
+      out.emplace_back(static_cast<core::Port>(x[0].get<unsigned>()), x[1].get<unsigned>());
+    }
+    return out;
+  }
+  const json& field(const trace::Line& l, const char* key) const {
+    if (!l.event.contains(key)) reader_.fail(l.number, std::string("\"") + l.ev + "\" needs \"" + key + "\"");
+    return l.event[key];
+  }
+
+  Ports neighbours(unsigned u) const {
+    Ports p;
+    for (unsigned q = 1; q <= delta_; ++q)
+      if (nodes_[u].links[q].node >= 0) p.insert(static_cast<core::Port>(q));
+    return p;
+  }
+  void produce(unsigned u, const core::Effects<Word>& fx) {
+    last_ = fx;
+    last_node_ = static_cast<int>(u);
+    last_valid_ = fx.status == core::Status::ok;
+    expected_sends_.clear();
     if (fx.status != core::Status::ok) return;
-    nodes[u].d.clear();
+    nodes_[u].d.clear();
     for (unsigned i = 0; i < fx.send_count; ++i)
       for (core::Port p : fx.sends[i].ports) {
         InTransit t{u, p, fx.sends[i].message};
         if (p == 0) {
           t.to = u, t.to_port = 0;
-        } else if (nodes[u].links[p].node >= 0) {
-          t.to = static_cast<unsigned>(nodes[u].links[p].node), t.to_port = nodes[u].links[p].port;
+        } else if (nodes_[u].links[p].node >= 0) {
+          t.to = static_cast<unsigned>(nodes_[u].links[p].node), t.to_port = nodes_[u].links[p].port;
         } else {
           t.to = UINT32_MAX;
         }
-        expected_sends.push_back({p, t});
+        expected_sends_.push_back({p, t});
       }
-  };
+  }
 
-  while (std::getline(in, text)) {
-    ++lineno;
-    if (text.empty()) continue;
-    json e;
-    try {
-      e = json::parse(text);
-    } catch (const std::exception& ex) {
-      fail(std::string("not JSON: ") + ex.what());
-      continue;
-    }
-    const std::string ev = e.value("ev", "");
-    try {
-      if (ev == "connect") {
-        const unsigned u = e["u"], pu = e["pu"], v = e["v"], pv = e["pv"];
-        if (u >= n || v >= n || pu < 1 || pu > delta || pv < 1 || pv > delta || nodes[u].links[pu].node >= 0 ||
-            nodes[v].links[pv].node >= 0) {
-          fail("connect on a taken or invalid port");
-          continue;
-        }
-        nodes[u].links[pu] = {static_cast<int>(v), pv};
-        nodes[v].links[pv] = {static_cast<int>(u), pu};
-      } else if (ev == "cut") {
-        const unsigned u = e["u"], pu = e["pu"], v = e["v"], pv = e["pv"];
-        if (u >= n || pu < 1 || pu > delta || nodes[u].links[pu].node != static_cast<int>(v) ||
-            nodes[u].links[pu].port != pv) {
-          fail("cut of an edge that does not exist");
-          continue;
-        }
-        for (auto it = transit.begin(); it != transit.end();)
-          if ((it->second.to == u && it->second.to_port == pu) || (it->second.to == v && it->second.to_port == pv))
-            it = transit.erase(it);
-          else
-            ++it;
-        nodes[u].links[pu] = {};
-        nodes[v].links[pv] = {};
-        nodes[u].d.insert(static_cast<core::Port>(pu));
-        nodes[v].d.insert(static_cast<core::Port>(pv));
-      } else if (ev == "call") {
-        const unsigned u = e["node"];
-        const std::string op = e["op"], status = e["status"];
-        const core::Context<Word> ctx{nodes[u].d, neighbours(u)};
-        const auto fx = op == "lock" ? proto.lock(nodes[u].s, ctx) : proto.unlock(nodes[u].s, ctx);
-        const bool ok = fx.status == core::Status::ok;
-        if (ok != (status == "ok")) fail("call " + op + " status differs");
-        if (ok) produce(u, fx);
-        pending_call = ok;
-      } else if (ev == "act") {
-        ++acts;
-        const unsigned u = e["node"];
-        const std::string name = e["action"];
-        core::Action action{};
-        if (!core::parse_action(name, action)) {
-          fail("unknown action " + name);
-          continue;
-        }
-        if (ports_of(e["D"]) != nodes[u].d &&
-            !(pending_call && (action == core::Action::init_lock || action == core::Action::init_unlock)))
-          fail("D differs from the detector");
-        if (action == core::Action::init_lock || action == core::Action::init_unlock) {
-          if (!pending_call) fail(name + " without an accepted call");
-          pending_call = false;
-        } else if (core::is_receive(action)) {
-          const std::uint64_t id = e["msg"];
-          const unsigned port = e["port"];
-          auto it = transit.find(id);
-          if (it == transit.end() || it->second.to != u || it->second.to_port != port) {
-            fail("message " + std::to_string(id) + " is not waiting at that port");
-            continue;
-          }
-          const core::Message m = it->second.m;
-          transit.erase(it);
-          auto draw = [](unsigned) { return 0u; };
-          produce(u, proto.step(nodes[u].s, core::Activation{action, static_cast<core::Port>(port), m},
-                                core::Context<Word>{nodes[u].d, neighbours(u)}, core::PriorityDraw::from(draw)));
-        } else {
-          // The priority drawn is the value of the request-lock sends that follow.
-          unsigned prio = 0;
-          std::streampos pos = in.tellg();
-          std::string peek;
-          if (std::getline(in, peek)) {
-            const json pj = json::parse(peek);
-            if (pj.value("ev", "") == "send" && pj.value("kind", "") == "request-lock") prio = pj["value"];
-          }
-          in.clear();
-          in.seekg(pos);
-          auto draw = [prio](unsigned bound) { return prio % bound; };
-          produce(u, proto.step(nodes[u].s, core::Activation{action}, core::Context<Word>{nodes[u].d, neighbours(u)},
-                                core::PriorityDraw::from(draw)));
-        }
-        if (!last_valid) {
-          fail(name + " is not enabled here");
-          continue;
-        }
-        const auto& s = nodes[u].s;
-        const json lock = s.lock_port == core::no_port ? json("BOT") : json(s.lock_port);
-        if (e["lock"] != lock) fail("lock differs");
-        if (e["state"] != std::string(core::to_string(s.state))) fail("state differs");
-        if (e["phase"] != std::string(core::to_string(s.phase))) fail("phase differs");
-        const json& r = e["regs"];
-        if (ports_of(r["L"]) != s.lock_set || ports_of(r["R"]) != s.replied || ports_of(r["H"]) != s.on_hold ||
-            ports_of(r["A"]) != s.applicants || ports_of(r["C"]) != s.candidates)
-          fail("registers L/R/H/A/C differ");
-        Ports won, lost, pp;
-        for (const auto& w : r["W"])
-          (w[1].get<int>() ? won : lost).insert(static_cast<core::Port>(w[0].get<unsigned>()));
-        for (const auto& x : r["P"]) {
-          pp.insert(static_cast<core::Port>(x[0].get<unsigned>()));
-          if (s.priorities.get(static_cast<core::Port>(x[0].get<unsigned>())) != x[1].get<unsigned>())
-            fail("P differs");
-        }
-        if (won != s.win_outcomes.won || lost != s.win_outcomes.lost) fail("W differs");
-        if (pp != s.priorities.ports) fail("P differs");
-      } else if (ev == "send") {
-        if (expected_sends.empty()) {
-          fail("send not produced by the last action");
-          continue;
-        }
-        auto [from_port, t] = expected_sends.front();
-        expected_sends.pop_front();
-        const std::uint64_t id = e["id"];
-        core::MessageKind kind{};
-        core::parse_message_kind(e["kind"].get<std::string>(), kind);
-        if (e["from"] != static_cast<unsigned>(last_node) || e["port"] != from_port || kind != t.m.kind ||
-            e["value"] != t.m.value)
-          fail("send differs from the core's");
-        if (t.to != UINT32_MAX) {
-          if (e["to"] != t.to || e["to_port"] != t.to_port) fail("send destination differs");
-          transit[id] = t;
-        } else if (!e["to"].is_null()) {
-          fail("send to a port without edge");
-        }
-      } else if (ev == "done") {
-        const unsigned u = e["node"];
-        const bool lock_op = e["op"] == "lock";
-        if (last_node != static_cast<int>(u) || (lock_op ? !last.lock_acquired : !last.unlocked))
-          fail("done without a completion");
-        if (lock_op && ports_of(e["ports"]) != last.locked_ports) fail("done ports differ");
-      } else if (ev == "lost" || ev == "violation" || ev == "end" || ev == "move") {
-        // informational
-      } else {
-        fail("unknown event " + ev);
-      }
-    } catch (const std::exception& ex) {
-      fail(std::string("malformed event: ") + ex.what());
+  void event(const trace::Line& e, const trace::Line* ahead) {
+    const std::string& ev = e.ev;
+    if (ev == "connect") {
+      const unsigned u = node(e, "u"), pu = port(e, "pu", 1), v = node(e, "v"), pv = port(e, "pv", 1);
+      if (u == v || nodes_[u].links[pu].node >= 0 || nodes_[v].links[pv].node >= 0)
+        return mismatch(e, "connect on a taken port, or of a node with itself");
+      nodes_[u].links[pu] = {static_cast<int>(v), pv};
+      nodes_[v].links[pv] = {static_cast<int>(u), pu};
+    } else if (ev == "cut") {
+      const unsigned u = node(e, "u"), pu = port(e, "pu", 1), v = node(e, "v"), pv = port(e, "pv", 1);
+      if (nodes_[u].links[pu].node != static_cast<int>(v) || nodes_[u].links[pu].port != pv)
+        return mismatch(e, "cut of an edge that does not exist");
+      for (auto it = transit_.begin(); it != transit_.end();)
+        if ((it->second.to == u && it->second.to_port == pu) || (it->second.to == v && it->second.to_port == pv))
+          it = transit_.erase(it);
+        else
+          ++it;
+      nodes_[u].links[pu] = {};
+      nodes_[v].links[pv] = {};
+      nodes_[u].d.insert(static_cast<core::Port>(pu));
+      nodes_[v].d.insert(static_cast<core::Port>(pv));
+    } else if (ev == "call") {
+      const unsigned u = node(e, "node");
+      const std::string op = text(e, "op"), status = text(e, "status");
+      if (op != "lock" && op != "unlock") reader_.fail(e.number, "\"op\" must be lock or unlock");
+      const core::Context<Word> ctx{nodes_[u].d, neighbours(u)};
+      const auto fx = op == "lock" ? proto_().lock(nodes_[u].s, ctx) : proto_().unlock(nodes_[u].s, ctx);
+      const bool ok = fx.status == core::Status::ok;
+      if (ok != (status == "ok")) mismatch(e, "call " + op + " status differs");
+      if (ok) produce(u, fx);
+      pending_call_ = ok;
+    } else if (ev == "act") {
+      act(e, ahead);
+    } else if (ev == "send") {
+      send(e);
+    } else if (ev == "done") {
+      const unsigned u = node(e, "node");
+      const std::string op = text(e, "op");
+      if (last_node_ != static_cast<int>(u) || (op == "lock" ? !last_.lock_acquired : !last_.unlocked))
+        return mismatch(e, "done without a completion");
+      if (op == "lock" && ports(e, field(e, "ports"), "\"ports\"") != last_.locked_ports)
+        mismatch(e, "done ports differ");
+    } else if (ev == "lost" || ev == "violation" || ev == "move" || ev == "finding" || ev == "idle") {
+      // informational
+    } else {
+      mismatch(e, "unknown event " + ev);
     }
   }
-  report << (mismatches == 0 ? "replay ok: " : "replay FAILED: ") << acts << " actions re-executed, " << mismatches
-         << " mismatches\n";
-  return mismatches == 0;
+
+  void act(const trace::Line& e, const trace::Line* ahead) {
+    ++acts_;
+    const unsigned u = node(e, "node");
+    const std::string name = text(e, "action");
+    core::Action action{};
+    if (!core::parse_action(name, action)) return mismatch(e, "unknown action " + name);
+    const bool api = action == core::Action::init_lock || action == core::Action::init_unlock;
+    if (ports(e, field(e, "D"), "\"D\"") != nodes_[u].d && !(pending_call_ && api))
+      mismatch(e, "D differs from the detector");
+    if (api) {
+      if (!pending_call_) mismatch(e, name + " without an accepted call");
+      pending_call_ = false;
+    } else if (core::is_receive(action)) {
+      const std::uint64_t id = get_uint(reader_, e, "msg", 1, UINT64_MAX);
+      const unsigned p = port(e, "port", 0);
+      auto it = transit_.find(id);
+      if (it == transit_.end() || it->second.to != u || it->second.to_port != p)
+        return mismatch(e, "message " + std::to_string(id) + " is not waiting at that port");
+      const core::Message m = it->second.m;
+      transit_.erase(it);
+      auto draw = [](unsigned) { return 0u; };
+      produce(u, proto_().step(nodes_[u].s, core::Activation{action, static_cast<core::Port>(p), m},
+                               core::Context<Word>{nodes_[u].d, neighbours(u)}, core::PriorityDraw::from(draw)));
+    } else {
+      // The priority drawn is the value of the request-lock sends that follow.
+      unsigned prio = 0;
+      if (ahead && ahead->ev == "send" && ahead->event.value("kind", "") == "request-lock")
+        prio = static_cast<unsigned>(get_uint(reader_, *ahead, "value", 0, k_ - 1));
+      auto draw = [prio](unsigned bound) { return prio % bound; };
+      produce(u, proto_().step(nodes_[u].s, core::Activation{action}, core::Context<Word>{nodes_[u].d, neighbours(u)},
+                               core::PriorityDraw::from(draw)));
+    }
+    if (!last_valid_) return mismatch(e, name + " is not enabled here");
+    const auto& s = nodes_[u].s;
+    const json& lock = field(e, "lock");
+    const json want_lock = s.lock_port == core::no_port ? json("BOT") : json(s.lock_port);
+    if (lock != want_lock) mismatch(e, "lock differs");
+    if (text(e, "state") != core::to_string(s.state)) mismatch(e, "state differs");
+    if (text(e, "phase") != core::to_string(s.phase)) mismatch(e, "phase differs");
+    const json& r = field(e, "regs");
+    if (!r.is_object()) reader_.fail(e.number, "\"regs\" must be an object");
+    auto reg = [&](const char* key) -> const json& {
+      if (!r.contains(key)) reader_.fail(e.number, std::string("\"regs\" needs \"") + key + "\"");
+      return r[key];
+    };
+    if (ports(e, reg("L"), "L") != s.lock_set || ports(e, reg("R"), "R") != s.replied ||
+        ports(e, reg("H"), "H") != s.on_hold || ports(e, reg("A"), "A") != s.applicants ||
+        ports(e, reg("C"), "C") != s.candidates)
+      mismatch(e, "registers L/R/H/A/C differ");
+    Ports won, lost, pp;
+    for (auto [p, b] : pairs(e, reg("W"), "W", 2)) (b ? won : lost).insert(p);
+    bool priorities_equal = true;
+    for (auto [p, value] : pairs(e, reg("P"), "P", k_)) {
+      pp.insert(p);
+      if (s.priorities.ports.contains(p) && s.priorities.get(p) != value) priorities_equal = false;
+    }
+    if (won != s.win_outcomes.won || lost != s.win_outcomes.lost) mismatch(e, "W differs");
+    if (pp != s.priorities.ports || !priorities_equal) mismatch(e, "P differs");
+  }
+
+  void send(const trace::Line& e) {
+    if (expected_sends_.empty()) return mismatch(e, "send not produced by the last action");
+    auto [from_port, t] = expected_sends_.front();
+    expected_sends_.pop_front();
+    const std::uint64_t id = get_uint(reader_, e, "id", 1, UINT64_MAX);
+    core::MessageKind kind{};
+    if (!core::parse_message_kind(text(e, "kind"), kind)) reader_.fail(e.number, "unknown message kind");
+    if (node(e, "from") != static_cast<unsigned>(last_node_) || port(e, "port", 0) != from_port || kind != t.m.kind ||
+        get_uint(reader_, e, "value", 0, 31) != t.m.value)
+      mismatch(e, "send differs from the core's");
+    const json& to = field(e, "to");
+    if (t.to != UINT32_MAX) {
+      if (to.is_null() || node(e, "to") != t.to || port(e, "to_port", 0) != t.to_port)
+        mismatch(e, "send destination differs");
+      if (transit_.count(id)) return mismatch(e, "message id " + std::to_string(id) + " is used twice");
+      transit_[id] = t;
+    } else if (!to.is_null()) {
+      mismatch(e, "send to a port without edge");
+    }
+  }
+
+  const core::Protocol<Word>& proto_() {
+    if (!proto_ptr_) proto_ptr_ = std::make_unique<core::Protocol<Word>>(core::Config{delta_, k_, variant_});
+    return *proto_ptr_;
+  }
+
+  trace::Reader& reader_;
+  std::ostream& report_;
+  core::Variant variant_{};
+  unsigned delta_ = 0, k_ = 0, n_ = 0;
+  std::unique_ptr<core::Protocol<Word>> proto_ptr_;
+  std::vector<Node> nodes_;
+  std::map<std::uint64_t, InTransit> transit_;
+  std::deque<std::pair<unsigned, InTransit>> expected_sends_;  // produced by the last action
+  core::Effects<Word> last_{};
+  int last_node_ = -1;
+  bool last_valid_ = false, pending_call_ = false;
+  unsigned mismatches_ = 0, acts_ = 0;
+};
+}  // namespace
+
+bool replay_counterexample(std::istream& in, std::ostream& report, const std::string& name) {
+  try {
+    trace::Reader reader(in, name);
+    Replay replay(reader, report);
+    const unsigned mismatches = replay.run();
+    report << (mismatches == 0 ? "replay ok: " : "replay FAILED: ") << replay.acts() << " actions re-executed, "
+           << mismatches << " mismatches\n";
+    return mismatches == 0;
+  } catch (const trace::Error& e) {
+    report << "replay FAILED: " << e.what() << "\n";
+    return false;
+  }
 }
 
 }  // namespace lmx::check

@@ -1,4 +1,6 @@
 // Writes checker counterexamples as lmx-trace/1 (docs/trace-format.md), "source":"check".
+#include "lmx/trace/trace.hpp"
+
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -36,30 +38,23 @@ json regs_json(const NState& s) {
 }
 json lock_json(Port p) { return p == core::no_port ? json("BOT") : json(p); }
 
-std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 }  // namespace
 
 std::string write_trace(const Model& m, const std::vector<Label>& path, const std::string& property,
                         const std::vector<unsigned>& nodes, const std::string& detail) {
   const Instance& inst = m.instance();
   std::string out;
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  unsigned t = 0;
+  trace::Writer writer(
+      nullptr, [&out](std::string_view line) { out += line; }, false);
+  unsigned t = 0;  // the `t` of the last line written
   auto line = [&](json j) {
-    const std::string s = j.dump() + "\n";
-    hash = fnv1a(hash, s);
-    out += s;
+    writer.line() = j.dump();
+    writer.commit();
   };
   json edges = json::array();
   for (auto [u, v] : inst.edges) edges.push_back(std::to_string(u) + "-" + std::to_string(v));
   line({{"type", "lmx-trace"},
-        {"schema", 1},
+        {"schema", trace::schema},
         {"lmx_version", std::string(core::version)},
         {"source", "check"},
         {"variant", std::string(core::to_string(inst.variant))},
@@ -194,16 +189,14 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
         {"nodes", nodes},
         {"ports", json::array()},
         {"detail", detail}});
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   json end = {{"ev", "end"},
               {"t", t + 1},
               {"round", round},
               {"rounds", round},
               {"events", t},
-              {"hash", std::string(hex)},
+              {"hash", trace::hex64(writer.hash())},
               {"stalled", property == "deadlock" || property == "P7"}};
-  out += end.dump() + "\n";
+  writer.write_unhashed(end.dump());
   return out;
 }
 

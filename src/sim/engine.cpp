@@ -165,6 +165,11 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- running
   bool step() override {
     if (done_) return false;
+    if ((opt_.stop && opt_.stop->load(std::memory_order_relaxed)) ||
+        (opt_.stop_after_rounds && rounds_done_ >= opt_.stop_after_rounds)) {
+      interrupted_ = done_ = true;
+      return false;
+    }
     const std::uint64_t round = now_ / tpr_;
     if (async_) now_ = static_cast<std::uint32_t>(round * tpr_);
     dynamics_.step(*this, round);
@@ -406,6 +411,7 @@ class EngineImpl final : public Engine {
     metrics_.latency_actions.add(a.actions);
     metrics_.latency_messages.add(a.messages);
     metrics_.trials_sum += a.trials, metrics_.trials_max = std::max<unsigned>(metrics_.trials_max, a.trials);
+    monitors_.completed(u, a.timer, horizon_);
     monitors_.lock_done(u, locked);
     if (trace_.enabled()) trace_.lock_done(u, locked, paper_lock_set(u));
     log({now_, EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
@@ -474,7 +480,7 @@ class EngineImpl final : public Engine {
         net_.prefetch(prefetched);
         __builtin_prefetch(&state_[prefetched], 1);
       }
-      activate(static_cast<NodeId>(u));
+      if (!activate(static_cast<NodeId>(u)) && trace_.enabled()) trace_.idle(static_cast<NodeId>(u));
     });
     net_.end_scan(round);
   }
@@ -490,17 +496,23 @@ class EngineImpl final : public Engine {
     const std::uint64_t end = (round + 1) * tpr_;
     std::uint64_t t = 0;
     NodeId u = 0;
+    const bool lines = trace_.enabled();
     while (!done_ && scheduler_.next_execution(end, t, u)) {
       now_ = static_cast<std::uint32_t>(t);
-      activate(u);
-      scheduler_.finish_execution(t, u);
+      if (lines) trace_.hold();
+      const bool acted = activate(u);
+      const std::uint64_t finished = scheduler_.finish_execution(t, u);
+      if (lines) {
+        if (!acted) trace_.idle(u);
+        trace_.release(finished);
+      }
     }
     now_ = static_cast<std::uint32_t>(end);
   }
 
   void end_of_round(std::uint64_t round) {
     metrics_.mean_locked_sum += metrics_.locked_now;
-    monitors_.check_horizon(work_, sc_.effective_horizon());
+    monitors_.check_horizon(work_, horizon_);
     if (net_.in_transit() == 0) check_stall();
     if (round % metrics_.series_every == 0) metrics_.sample(round, net_.in_transit());
     ++rounds_done_;
@@ -578,6 +590,25 @@ class EngineImpl final : public Engine {
         if (n_ <= 100000) per_node_j.push_back(work_.app(u).locks);
       }
     const double jain = sxx > 0 ? sx * sx / (double(per_node.size()) * sxx) : 0;
+    // Requests still pending at the end, at their age: a latency that is at least this long.
+    Histogram pending_age(metrics_.latency_rounds.scale()), with_pending = metrics_.latency_rounds;
+    std::vector<std::pair<std::uint32_t, NodeId>> oldest;
+    for (NodeId u = 0; u < n_; ++u)
+      if (work_.app(u).phase == AppPhase::requesting) {
+        const double age = double(now_ - work_.app(u).timer) / tpr_;
+        pending_age.add(age), with_pending.add(age);
+        oldest.emplace_back(work_.app(u).timer, u);
+      }
+    const std::size_t shown = std::min<std::size_t>(oldest.size(), 10);
+    std::partial_sort(oldest.begin(), oldest.begin() + static_cast<std::ptrdiff_t>(shown), oldest.end());
+    json oldest_j = json::array();
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto [start, u] = oldest[i];
+      oldest_j.push_back({{"node", u},
+                          {"called_at_round", double(start) / tpr_},
+                          {"age_rounds", double(now_ - start) / tpr_},
+                          {"state", std::string(core::to_string(state_[u].state))}});
+    }
     const double rounds = double(rounds_done_);
     json result = {
         {"schema", 1},
@@ -592,12 +623,19 @@ class EngineImpl final : public Engine {
         {"locks_requested", metrics_.locks_requested},
         {"locks_completed", metrics_.locks_completed},
         {"locks_pending", work_.pending},
+        {"pending_requests",
+         {{"count", work_.pending},
+          {"horizon_rounds", horizon_},
+          {"age_rounds", pending_age.summary()},
+          {"oldest", oldest_j}}},
         {"violations", monitors_.violations_json()},
         {"violation_counts", monitors_.counts()},
         {"stalled", stalled_},
+        {"interrupted", interrupted_},
         {"properties", props},
         {"findings", monitors_.findings_json()},
         {"latency_rounds", metrics_.latency_rounds.summary()},
+        {"latency_rounds_with_pending", with_pending.summary()},
         {"latency_activations", metrics_.latency_actions.summary()},
         {"latency_messages", metrics_.latency_messages.summary()},
         {"trials_per_lock",
@@ -626,14 +664,16 @@ class EngineImpl final : public Engine {
     };
     if (trace_.enabled()) {
       result["line_hash"] = trace::hex64(trace_.line_hash());
-      trace_.end({{"ev", "end"},
+      json end = {{"ev", "end"},
                   {"t", trace_.lines()},
                   {"round", rounds_done_},
                   {"rounds", rounds_done_},
                   {"events", trace_.lines() - 1},
                   {"hash", trace::hex64(trace_.line_hash())},
                   {"event_hash", trace::hex64(events_hash)},
-                  {"stalled", stalled_}});
+                  {"stalled", stalled_}};
+      if (interrupted_) end["interrupted"] = true;  // the run stopped before its last round
+      trace_.end(end);
     }
     return result;
   }
@@ -657,8 +697,9 @@ class EngineImpl final : public Engine {
   unsigned delta_;
   bool async_;
   std::uint32_t tpr_;
-  std::uint32_t now_ = 0;  ///< the clock, in ticks (tpr_ per round)
-  BigArray<State> state_;  ///< Table 1's variables of every node
+  std::uint64_t horizon_ = sc_.effective_horizon();  ///< P7's, in rounds
+  std::uint32_t now_ = 0;                            ///< the clock, in ticks (tpr_ per round)
+  BigArray<State> state_;                            ///< Table 1's variables of every node
   TraceWriter<Word> trace_;
   Network<Word> net_;
   Scheduler scheduler_;
@@ -670,7 +711,7 @@ class EngineImpl final : public Engine {
   Rng prio_rng_;
   std::uint64_t next_id_ = 1;  ///< the next message's trace id
   std::uint64_t rounds_done_ = 0;
-  bool done_ = false, stalled_ = false;
+  bool done_ = false, stalled_ = false, interrupted_ = false;
   std::chrono::steady_clock::time_point start_wall_;
 };
 

@@ -44,6 +44,7 @@ class Histogram {
     return {{"bin_edges", edges}, {"counts", counts}};
   }
   [[nodiscard]] std::uint64_t count() const { return n_; }
+  [[nodiscard]] double scale() const { return scale_; }
   [[nodiscard]] double sum() const { return sum_; }
   [[nodiscard]] std::size_t bytes() const { return counts_.capacity() * sizeof(std::uint64_t); }
 

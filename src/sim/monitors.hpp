@@ -178,9 +178,11 @@ class Monitors {
   // ---------------------------------------------------------------- P7
   /// A Lock call at tick `start` (requests are checked in call order).
   void requested(std::uint32_t start, NodeId u) { pending_queue_.push_back({start, u}); }
-  /// Reports requests pending longer than `horizon` rounds, oldest first, each once.
+  /// Reports requests pending longer than `horizon` rounds, oldest first, each once. Called at the
+  /// end of every round.
   void check_horizon(const Workload& work, std::uint64_t horizon_rounds) {
     const std::uint64_t horizon = horizon_rounds * tpr_;
+    checked_at_ = now_, checked_ = true;
     while (!pending_queue_.empty()) {
       auto [start, u] = pending_queue_.front();
       const App& a = work.app(u);
@@ -190,11 +192,25 @@ class Monitors {
       }
       if (now_ - start <= horizon) break;
       report("P7", {u}, {},
-             "Lock called at round " + trace_.fmt_round(start) + " still pending after " +
-                 std::to_string(horizon_rounds) + " rounds (state " + std::string(core::to_string(states_[u].state)) +
-                 ")");
+             "Lock called at round " + trace_.fmt_round(start) + " still pending at round " + trace_.fmt_round(now_) +
+                 ", longer than the horizon of " + std::to_string(horizon_rounds) + " rounds (state " +
+                 std::string(core::to_string(states_[u].state)) + ")");
       pending_queue_.pop_front();
     }
+  }
+
+  /// The request of u called at tick `start` completed now. One that took longer than the horizon
+  /// but completed before a check saw it pending that long is reported now: a request completing
+  /// exactly horizon + 1 rounds after its call is late too.
+  void completed(NodeId u, std::uint32_t start, std::uint64_t horizon_rounds) {
+    const std::uint64_t horizon = horizon_rounds * tpr_;
+    if (std::uint64_t{now_} - start <= horizon) return;
+    const bool seen_late = checked_ && checked_at_ >= start && std::uint64_t{checked_at_} - start > horizon;
+    if (seen_late) return;
+    report("P7", {u}, {},
+           "Lock called at round " + trace_.fmt_round(start) + " completed only after " +
+               trace_.fmt_round(now_ - start) + " rounds, more than the horizon of " + std::to_string(horizon_rounds) +
+               " rounds");
   }
 
   // ---------------------------------------------------------------- summary
@@ -273,6 +289,8 @@ class Monitors {
   BigArray<Word> persistent_;  ///< per node: the neighbours persistent since its Lock call
   BigArray<NodeId> held_by_;   ///< per node: the LOCKED initiator holding it, or no_node
   std::deque<std::pair<std::uint32_t, NodeId>> pending_queue_;
+  std::uint32_t checked_at_ = 0;  ///< the clock at the last horizon check
+  bool checked_ = false;
 
   std::map<std::string, std::uint64_t> counts_;
   std::vector<Violation> violations_;

@@ -196,6 +196,32 @@ class TraceWriter {
              ",\"ports\":" + ports_json(ports) + ",\"detail\":" + nlohmann::json(detail).dump() + "}";
     commit();
   }
+  /// An activation at which the node had nothing enabled (no state-changing action, no message, no
+  /// call): recorded so that a reader can check the adversary's fairness from the trace alone.
+  void idle(NodeId u) {
+    begin("idle");
+    line_ += ",\"node\":" + std::to_string(u) + "}";
+    commit();
+  }
+  /// The asynchronous engine learns an execution's end after its effects: the lines of one
+  /// execution wait between hold() and release(end), which writes them with the end time in the
+  /// execution's act or idle line.
+  void hold() { holding_ = true; }
+  void release(std::uint64_t end_tick) {
+    holding_ = false;
+    // The execution's act (or idle) line: the call line of an InitLock may come before it.
+    for (auto& line : held_)
+      if (line.starts_with("{\"ev\":\"act\"") || line.starts_with("{\"ev\":\"idle\"")) {
+        line.pop_back();  // the closing '}'
+        line += ",\"end\":" + fmt_round(end_tick) + "}";
+        break;
+      }
+    for (auto& line : held_) {
+      lines_.line() = std::move(line);
+      lines_.commit();
+    }
+    held_.clear();
+  }
   /// The last line, outside the line hash.
   void end(const nlohmann::json& fields) { lines_.write_unhashed(fields.dump()); }
 
@@ -204,9 +230,10 @@ class TraceWriter {
     line_.clear();
     line_ += "{\"ev\":\"";
     line_ += ev;
-    line_ += "\",\"t\":" + std::to_string(lines_.t()) + ",\"round\":" + fmt_round(now_);
+    line_ += "\",\"t\":" + std::to_string(lines_.t() + held_.size()) + ",\"round\":" + fmt_round(now_);
   }
   void commit() {
+    if (holding_) return held_.push_back(line_);
     lines_.line() = line_;
     lines_.commit();
   }
@@ -225,6 +252,8 @@ class TraceWriter {
 
   trace::Writer lines_;
   std::string line_;
+  bool holding_ = false;
+  std::vector<std::string> held_;  ///< the lines of an execution whose end is not known yet
   EventLog events_;
   const std::uint32_t& now_;
   std::uint32_t tpr_;

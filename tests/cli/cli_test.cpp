@@ -10,30 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "lmx_test_support.hpp"
+
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr, interleaved
-};
-
-Result run_lmx(const std::string& args) {
-  const std::string command = std::string("'") + LMX_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) r.out += buffer.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::size_t line_count(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using lmx::test::line_count;
+using lmx::test::Result;
+using lmx::test::run_lmx;
 
 TEST(Info, JsonHasTheDocumentedKeys) {
   const auto r = run_lmx("info --json");

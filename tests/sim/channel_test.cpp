@@ -1,5 +1,5 @@
 // The vector form of the candidate mask gives the portable form's mask on random channel records.
-#include "../../src/sim/channel.hpp"
+#include "sim/channel.hpp"
 
 #include <gtest/gtest.h>
 

@@ -179,3 +179,70 @@ TEST(FinePrint, StaleLockPointerIsCountedNotCalledAViolation) {
 
 }  // namespace
 }  // namespace lmx::sim
+
+namespace lmx::sim {
+namespace {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------- P7's horizon
+
+/// A request that completes exactly horizon + 1 rounds after its call is late too: the check at the
+/// end of each round saw it pending for at most horizon rounds, so it is reported at completion.
+TEST(P7, RequestCompletingOneRoundPastTheHorizonIsReported) {
+  Scenario s;
+  s.nodes = 2, s.delta = 1, s.engine = "semi-sync", s.rounds = 400, s.seed = 3;
+  s.topology.kind = "edges", s.topology.edges = {{0, 1}};
+  s.workload.locks = 1, s.workload.idle = 0, s.workload.participation = 1;
+  s.horizon = 1000;
+  const json slow = run(s);
+  ASSERT_EQ(slow["locks_completed"], 2);
+  const auto longest = static_cast<std::uint64_t>(slow["latency_rounds"]["max"].get<double>());
+  ASSERT_GE(longest, 2u);
+  s.horizon = longest - 1;  // the slowest request takes exactly horizon + 1 rounds
+  const json late = run(s);
+  EXPECT_EQ(late["trace_hash"], slow["trace_hash"]);  // the monitor changes nothing of the run
+  EXPECT_GE(late["violation_counts"].value("P7", 0), 1) << late["violations"].dump();
+  s.horizon = longest;
+  EXPECT_EQ(run(s)["violation_counts"].value("P7", 0), 0);
+}
+
+/// The default horizon is derived from the scenario (scenario.hpp, effective_horizon).
+TEST(P7, DefaultHorizonIsDerivedFromTheScenario) {
+  Scenario s;  // async, Delta = 8
+  EXPECT_EQ(s.effective_horizon(), 270u);
+  s.engine = "semi-sync", s.activation.p = 0.5;
+  EXPECT_EQ(s.effective_horizon(), 540u);
+  s.delta = 1, s.engine = "async";
+  EXPECT_EQ(s.effective_horizon(), 100u);  // at least 100 rounds
+  s.engine = "semi-sync", s.delivery.kind = "delay-target", s.delivery.patience = 10;
+  EXPECT_EQ(s.effective_horizon(), std::uint64_t(30 * (2 / 0.5 + 60)));
+  s.horizon = 7;
+  EXPECT_EQ(s.effective_horizon(), 7u);
+}
+
+/// Under full contention with few priority values, requests wait far longer than the derived
+/// horizon: P7 fails, and the summary lists the pending requests with their ages.
+TEST(P7, ContentionPastTheHorizonFailsAndPendingRequestsAreListed) {
+  Scenario s;
+  s.nodes = 200, s.delta = 6, s.k = 2, s.engine = "semi-sync", s.rounds = 600, s.seed = 1;
+  s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+  const json r = run(s);
+  EXPECT_EQ(r["properties"]["P7"], "fail");
+  const json& pending = r["pending_requests"];
+  EXPECT_EQ(pending["count"], r["locks_pending"]);
+  EXPECT_EQ(pending["horizon_rounds"], s.effective_horizon());
+  ASSERT_GT(pending["count"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(pending["age_rounds"]["max"].get<double>(), double(s.effective_horizon()));
+  ASSERT_FALSE(pending["oldest"].empty());
+  double previous = 1e300;
+  for (const auto& o : pending["oldest"]) {  // oldest first
+    EXPECT_LE(o["age_rounds"].get<double>(), previous);
+    previous = o["age_rounds"].get<double>();
+  }
+  // Latencies with the pending requests counted at their age are at least the completed ones'.
+  EXPECT_GE(r["latency_rounds_with_pending"]["max"].get<double>(), pending["age_rounds"]["max"].get<double>());
+}
+
+}  // namespace
+}  // namespace lmx::sim

@@ -1,6 +1,6 @@
 // The tabulated geometric draw gives exactly the value of the expression it replaces; the 64
 // trials drawn at once are exactly a comparison of a uniform number with p per lane.
-#include "../../src/sim/rng.hpp"
+#include "sim/rng.hpp"
 
 #include <gtest/gtest.h>
 

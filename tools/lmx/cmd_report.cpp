@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace {
@@ -15,6 +16,7 @@ const lmx::cli::Register reg{
                        "Trace of the same run (`lmx run --trace`): exact latencies and violations");
        cmd->add_option("-o,--output", out_path, "HTML file to write")->capture_default_str();
        cmd->callback([] {
+         lmx::cli::refuse_overwriting_inputs("-o", out_path, {run_path, trace_path});
          try {
            const auto run = lmx::report::read_run(run_path);
            std::optional<std::filesystem::path> trace;

@@ -1,21 +1,21 @@
 // `lmx run [SCENARIO.toml] [--set key=value]... [--seed N] [--variant NAME] [--trace FILE] [--json]`:
 // runs the simulator with every monitor of P1-P7 live (docs/simulator.md, docs/run-format.md).
+// Ctrl-C ends the run cleanly: the summary so far, marked interrupted, and a trace that says so.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "output.hpp"
 #include "process.hpp"
 #include "report.hpp"
 
 namespace {
 using nlohmann::json;
 using namespace lmx::sim;
+using lmx::cli::Failure;
 
 struct RunArgs {
   std::string scenario_file;
@@ -25,6 +25,7 @@ struct RunArgs {
   std::string trace;
   std::string report;
   bool json = false;
+  bool no_memory_check = false;
 };
 
 Scenario load(const RunArgs& a) {
@@ -35,7 +36,7 @@ Scenario load(const RunArgs& a) {
     if (!a.variant.empty()) j["variant"] = a.variant;
     return scenario_from_json(j);
   } catch (const ScenarioError& e) {
-    throw lmx::cli::Failure(e.what());
+    throw Failure(e.what());
   }
 }
 
@@ -57,57 +58,76 @@ std::string num(const json& v, int precision = 1) {
   return fmt::format("{:.{}f}", v.get<double>(), precision);
 }
 
-void print_summary(const json& r) {
+std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", double(bytes) / double(1ull << 30)); }
+
+/// The adversary as it acts: the asynchronous engine has no activation probability of its own.
+std::string adversary(const json& sc) {
+  std::string activation =
+      sc["engine"] == "async"
+          ? std::string("asynchronous executions")
+          : sc["activation"]["kind"].get<std::string>() +
+                (sc["activation"]["kind"] == "random" ? fmt::format(" (p = {})", num(sc["activation"]["p"], 2)) : "");
+  return fmt::format("activation {}, delivery {}, topology {} ({}), workload {}", activation,
+                     sc["delivery"]["kind"].get<std::string>(), sc["topology"]["kind"].get<std::string>(),
+                     sc["dynamics"]["kind"].get<std::string>(),
+                     sc["workload"]["locks"].get<unsigned>()
+                         ? fmt::format("{} locks per node", sc["workload"]["locks"].get<unsigned>())
+                         : "continuous");
+}
+
+std::string summary_text(const json& r) {
   const auto& sc = r["scenario"];
-  fmt::print("lmx run: scenario '{}', {} nodes, Delta={}, K={}, {} engine, variant {}, seed {}\n",
-             sc["name"].get<std::string>(), sc["nodes"].get<unsigned>(), sc["delta"].get<unsigned>(),
-             sc["k"].get<unsigned>(), r["engine"].get<std::string>(), r["variant"].get<std::string>(),
-             r["seed"].get<std::uint64_t>());
-  fmt::print("  adversary: activation {}, delivery {}, topology {} ({}), workload {}\n",
-             sc["activation"]["kind"].get<std::string>(), sc["delivery"]["kind"].get<std::string>(),
-             sc["topology"]["kind"].get<std::string>(), sc["dynamics"]["kind"].get<std::string>(),
-             sc["workload"]["locks"].get<unsigned>()
-                 ? fmt::format("{} locks per node", sc["workload"]["locks"].get<unsigned>())
-                 : "continuous");
-  fmt::print("  rounds {}, actions {}, messages {} ({} lost)\n", num(r["rounds"]), num(r["actions"]),
-             num(r["messages"]), num(r["messages_lost"]));
-  fmt::print("  locks: {} requested, {} completed, {} per round, {} held at once on average\n",
-             num(r["locks_requested"]), num(r["locks_completed"]), num(r["locks_per_round"], 2),
-             num(r["mean_locked"], 1));
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line(fmt::format("lmx run: scenario '{}', {} nodes, Delta={}, K={}, {} engine, variant {}, seed {}",
+                   sc["name"].get<std::string>(), sc["nodes"].get<unsigned>(), sc["delta"].get<unsigned>(),
+                   sc["k"].get<unsigned>(), r["engine"].get<std::string>(), r["variant"].get<std::string>(),
+                   r["seed"].get<std::uint64_t>()));
+  line("  adversary: " + adversary(sc));
+  line(fmt::format("  rounds {}, actions {}, messages {} ({} lost){}", num(r["rounds"]), num(r["actions"]),
+                   num(r["messages"]), num(r["messages_lost"]),
+                   r["interrupted"].get<bool>() ? "; INTERRUPTED before its last round" : ""));
+  line(fmt::format("  locks: {} requested, {} completed, {} per round, {} held at once on average",
+                   num(r["locks_requested"]), num(r["locks_completed"]), num(r["locks_per_round"], 2),
+                   num(r["mean_locked"], 1)));
   const auto& l = r["latency_rounds"];
-  fmt::print("  lock latency (rounds): p50 {} p90 {} p99 {} max {}\n", num(l["p50"]), num(l["p90"]), num(l["p99"]),
-             num(l["max"]));
-  fmt::print("  per lock: {} messages, {} competition trials (max {}); Jain fairness {}\n", num(r["messages_per_lock"]),
-             num(r["trials_per_lock"]["mean"], 2), num(r["trials_per_lock"]["max"]), num(r["jain_fairness"], 3));
-  fmt::print(
-      "  channels: at most {} messages in transit along an edge (Theorem 1: 2); node state {} bits (paper's count "
-      "{})\n",
-      num(r["max_in_transit_per_edge"]), num(r["bits_per_node"]["layout"]), num(r["bits_per_node"]["paper"]));
+  line(fmt::format("  lock latency (rounds): p50 {} p90 {} p99 {} max {}", num(l["p50"]), num(l["p90"]), num(l["p99"]),
+                   num(l["max"])));
+  const auto& pending = r["pending_requests"];
+  line(fmt::format("  pending at the end: {} request(s), oldest {} rounds (P7 horizon {} rounds)",
+                   num(pending["count"]), num(pending["age_rounds"]["max"]), num(pending["horizon_rounds"])));
+  line(fmt::format("  per lock: {} messages, {} competition trials (max {}); Jain fairness {}",
+                   num(r["messages_per_lock"]), num(r["trials_per_lock"]["mean"], 2), num(r["trials_per_lock"]["max"]),
+                   num(r["jain_fairness"], 3)));
+  line(fmt::format(
+      "  channels: at most {} messages in transit along an edge (Theorem 1: 2); node state {} bits (paper's count {})",
+      num(r["max_in_transit_per_edge"]), num(r["bits_per_node"]["layout"]), num(r["bits_per_node"]["paper"])));
   std::string props;
   for (auto it = r["properties"].begin(); it != r["properties"].end(); ++it)
     props += fmt::format(" {}:{}", it.key(), it.value().get<std::string>());
-  fmt::print("  monitors:{}\n", props);
-  if (r["findings"]["stale_lock_pointers"].get<std::uint64_t>())
-    fmt::print(
-        "  finding: {} stale lock pointer(s) counted in a newcomer's lock set (design notes §4, docs/simulator.md)\n",
-        r["findings"]["stale_lock_pointers"].get<std::uint64_t>());
+  line("  monitors:" + props);
+  if (const auto stale = r["findings"]["stale_lock_pointers"].get<std::uint64_t>())
+    line(fmt::format("  finding: {} stale lock pointer(s) counted in a newcomer's lock set (docs/model.md)", stale));
   if (const auto twice = r["findings"]["send_twice_on_port"].get<std::uint64_t>())
-    fmt::print(
-        "  finding: {} action(s) sent two messages on one port (the model allows one Send per port; "
-        "docs/simulator.md)\n",
-        twice);
+    line(
+        fmt::format("  finding: {} action(s) sent two messages on one port (the model allows one Send per port; "
+                    "docs/model.md)",
+                    twice));
   std::size_t shown = 0;
   for (const auto& v : r["violations"]) {
     if (++shown > 5) break;
-    fmt::print("  VIOLATION {} at round {}: {}\n", v["property"].get<std::string>(), num(v["round"], 3),
-               v["detail"].get<std::string>());
-    for (const auto& e : v["excerpt"]) fmt::print("      {}\n", e.get<std::string>());
+    line(fmt::format("  VIOLATION {} at round {}: {}", v["property"].get<std::string>(), num(v["round"], 3),
+                     v["detail"].get<std::string>()));
+    for (const auto& e : v["excerpt"]) line("      " + e.get<std::string>());
   }
   if (shown > 5)
-    fmt::print("  (violations per property: {}; --json lists the first 200)\n", r["violation_counts"].dump());
-  fmt::print("  {} actions/s, {:.2f} s, {} bytes per node; trace hash {}{}\n", num(r["actions_per_second"], 0),
-             r["wall_seconds"].get<double>(), num(r["bytes_per_node"], 0), r["trace_hash"].get<std::string>(),
-             r["stalled"].get<bool>() ? "; STALLED" : "");
+    line(fmt::format("  (violations per property: {}; --json lists the first 200, a trace all of them)",
+                     r["violation_counts"].dump()));
+  line(fmt::format("  {} actions/s, {:.2f} s, {} bytes per node, peak memory {}; trace hash {}{}",
+                   num(r["actions_per_second"], 0), r["wall_seconds"].get<double>(), num(r["bytes_per_node"], 0),
+                   gib(r["peak_rss_bytes"].get<std::uint64_t>()), r["trace_hash"].get<std::string>(),
+                   r["stalled"].get<bool>() ? "; STALLED" : ""));
+  return out;
 }
 
 const lmx::cli::Register reg{
@@ -123,39 +143,51 @@ const lmx::cli::Register reg{
        cmd->add_option("--trace", a.trace, "Write the lmx-trace/1 JSON Lines trace to FILE");
        cmd->add_flag("--json", a.json, "Print one JSON object (docs/run-format.md)");
        cmd->add_option("--report", a.report, "Also write a self-contained HTML report (as lmx report) to FILE");
+       cmd->add_flag("--no-memory-check", a.no_memory_check,
+                     "Run even if the estimated memory exceeds the machine's (the run may then be killed)");
        cmd->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = seed;
          const Scenario s = load(a);
-         std::ofstream trace_file;
+         // Outputs are never written over the inputs, nor over each other.
+         const std::vector<std::string> inputs{a.scenario_file, s.topology.file};
+         lmx::cli::refuse_overwriting_inputs("--trace", a.trace, inputs);
+         lmx::cli::refuse_overwriting_inputs("--report", a.report, inputs);
+         lmx::cli::refuse_overwriting_inputs("--report", a.report, {a.trace});
+         // A run that cannot fit is refused before anything is allocated.
+         const std::uint64_t need = estimate_memory_bytes(s, !a.trace.empty()), have = lmx::cli::machine_memory_bytes();
+         if (!a.no_memory_check && have && need > have)
+           throw Failure(
+               fmt::format("the scenario needs about {} of memory (estimated), more than this machine's {}; "
+                           "fewer nodes or, for unit-disk and mobility graphs, a smaller radius would fit "
+                           "(--no-memory-check runs it anyway)",
+                           gib(need), gib(have)));
+         std::optional<lmx::cli::OutputFile> trace_file;
          RunOptions o;
-         if (!a.trace.empty()) {
-           trace_file.open(a.trace);
-           if (!trace_file) throw lmx::cli::Failure("cannot write trace file '" + a.trace + "'");
-           o.trace = &trace_file;
-         }
+         if (!a.trace.empty()) trace_file.emplace(a.trace), o.trace = &trace_file->stream();
+         lmx::cli::InterruptGuard interrupt;
+         o.stop = &lmx::cli::InterruptGuard::requested();
          Progress progress;
          o.progress = std::ref(progress);
          json r;
          try {
            r = run(s, o);
          } catch (const ScenarioError& e) {
-           throw lmx::cli::Failure(e.what());
+           throw Failure(e.what());
          }
          progress.clear();
+         r["peak_rss_bytes"] = lmx::cli::peak_rss_bytes();
+         if (trace_file) trace_file->commit();  // the report reads the finished trace
          if (!a.report.empty()) {
-           trace_file.close();  // the report reads the finished trace
            try {
              lmx::report::write_report(
                  r, a.trace.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.trace), a.report);
            } catch (const lmx::report::Error& e) {
-             throw lmx::cli::Failure(e.what());
+             throw Failure(e.what());
            }
          }
-         if (a.json)
-           std::cout << r.dump() << "\n";
-         else
-           print_summary(r);
+         lmx::cli::print_stdout(a.json ? r.dump() + "\n" : summary_text(r));
          if (!r["violations"].empty() || r["stalled"].get<bool>()) exit_code = 1;
+         if (r["interrupted"].get<bool>()) exit_code = lmx::cli::interrupted_exit_code;
        });
      }}};
 }  // namespace

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "lmx/core/protocol.hpp"
+#include "lmx/trace/trace.hpp"
+#include "output.hpp"
 #include "web_assets.hpp"
 
 namespace lmx::report {
@@ -41,70 +43,110 @@ nlohmann::json read_run(const std::filesystem::path& run_json) {
   if (!run.contains("schema") || run["schema"] != 1)
     throw Error(fmt::format("{}: unknown run summary schema {} (this lmx reads schema 1, docs/run-format.md)",
                             run_json.string(), run.contains("schema") ? run["schema"].dump() : "(missing)"));
+  check_run(run, run_json.string());
   return run;
+}
+
+void check_run(const nlohmann::json& run, const std::string& name) {
+  // What the report reads, with the JSON kind it must have (docs/run-format.md).
+  struct Field {
+    const char* pointer;
+    bool (nlohmann::json::*is)() const noexcept;
+    const char* what;
+  };
+  static const Field fields[] = {
+      {"/scenario", &nlohmann::json::is_object, "an object"},
+      {"/scenario/name", &nlohmann::json::is_string, "a string"},
+      {"/seed", &nlohmann::json::is_number_unsigned, "an unsigned integer"},
+      {"/variant", &nlohmann::json::is_string, "a string"},
+      {"/engine", &nlohmann::json::is_string, "a string"},
+      {"/rounds", &nlohmann::json::is_number_unsigned, "an unsigned integer"},
+      {"/locks_requested", &nlohmann::json::is_number_unsigned, "an unsigned integer"},
+      {"/locks_completed", &nlohmann::json::is_number_unsigned, "an unsigned integer"},
+      {"/locks_per_round", &nlohmann::json::is_number, "a number"},
+      {"/properties", &nlohmann::json::is_object, "an object"},
+      {"/violations", &nlohmann::json::is_array, "an array"},
+      {"/stalled", &nlohmann::json::is_boolean, "true or false"},
+      {"/trace_hash", &nlohmann::json::is_string, "a string"},
+      {"/latency_rounds", &nlohmann::json::is_object, "an object"},
+      {"/latency_histogram/bin_edges", &nlohmann::json::is_array, "an array"},
+      {"/latency_histogram/counts", &nlohmann::json::is_array, "an array"},
+      {"/series/round", &nlohmann::json::is_array, "an array"},
+      {"/series/locks_completed", &nlohmann::json::is_array, "an array"},
+      {"/series/locked_nodes", &nlohmann::json::is_array, "an array"},
+      {"/per_node_locks", &nlohmann::json::is_array, "an array"},
+      {"/messages_per_lock_by_kind", &nlohmann::json::is_object, "an object"},
+      {"/bits_per_node/layout", &nlohmann::json::is_number, "a number"},
+      {"/bits_per_node/paper", &nlohmann::json::is_number, "a number"},
+  };
+  for (const auto& f : fields) {
+    const nlohmann::json::json_pointer at(f.pointer);
+    if (!run.contains(at))
+      throw Error(fmt::format("{}: \"{}\" is missing (not an `lmx run --json` summary?)", name, f.pointer + 1));
+    if (!(run[at].*f.is)())
+      throw Error(fmt::format("{}: \"{}\" must be {}, not {}", name, f.pointer + 1, f.what, run[at].dump()));
+  }
+  // The series and histograms are plotted: every value a number.
+  for (const char* array : {"/latency_histogram/bin_edges", "/latency_histogram/counts", "/series/round",
+                            "/series/locks_completed", "/series/locked_nodes", "/per_node_locks"})
+    for (const auto& v : run[nlohmann::json::json_pointer(array)])
+      if (!v.is_number()) throw Error(fmt::format("{}: \"{}\" holds {}, not a number", name, array + 1, v.dump()));
 }
 
 nlohmann::json summarize_trace(const std::filesystem::path& trace) {
   std::ifstream in(trace, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}", trace.string()));
-  std::string line;
-  std::size_t number = 0;
-  nlohmann::json header;
   std::map<std::int64_t, double> pending;  // node -> round of its accepted Lock call
   nlohmann::json latencies = nlohmann::json::array();
   nlohmann::json violations = nlohmann::json::array();
   std::int64_t events = 0;
-  bool stalled = false, ended = false;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    nlohmann::json e;
-    try {
-      e = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& ex) {
-      throw Error(fmt::format("{} line {}: malformed JSON ({})", trace.string(), number, describe(ex)));
-    }
-    if (number == 1) {
-      if (!e.is_object() || e.value("type", "") != "lmx-trace")
-        throw Error(fmt::format("{} line 1: not an lmx trace header (\"type\" must be \"lmx-trace\")", trace.string()));
-      if (e.value("schema", -1) != 1)
-        throw Error(fmt::format("{} line 1: unknown trace schema {} (this lmx reads schema 1)", trace.string(),
-                                e.contains("schema") ? e["schema"].dump() : "(missing)"));
-      header = e;
-      header.erase("positions");
-      continue;
-    }
-    if (!e.is_object() || !e.contains("ev") || !e["ev"].is_string())
-      throw Error(fmt::format("{} line {}: an event needs \"ev\"", trace.string(), number));
-    ++events;
-    const std::string ev = e["ev"];
-    try {
-      if (ev == "call" && e.at("op") == "lock" && e.at("status") == "ok") {
-        pending[e.at("node").get<std::int64_t>()] = e.at("round").get<double>();
-      } else if (ev == "done" && e.at("op") == "lock") {
-        const auto node = e.at("node").get<std::int64_t>();
-        if (auto it = pending.find(node); it != pending.end()) {
-          latencies.push_back(e.at("round").get<double>() - it->second);
-          pending.erase(it);
-        }
-      } else if (ev == "violation" && violations.size() < max_violations) {
-        violations.push_back({{"property", e.at("property")},
-                              {"round", e.at("round")},
-                              {"nodes", e.value("nodes", nlohmann::json::array())},
-                              {"ports", e.value("ports", nlohmann::json::array())},
-                              {"detail", e.value("detail", "")}});
-      } else if (ev == "end") {
-        stalled = e.value("stalled", false);
-        ended = true;
+  nlohmann::json header, end;
+  try {
+    // The shared reader checks every line's form and order, and the end line's hash.
+    lmx::trace::Reader reader(in, trace.string());
+    header = reader.header();
+    header.erase("positions");
+    lmx::trace::Line e;
+    while (reader.next(e)) {
+      if (e.ev == "end") {
+        end = e.event;
+        continue;
       }
-    } catch (const nlohmann::json::exception& ex) {
-      throw Error(fmt::format("{} line {}: \"{}\" event: {}", trace.string(), number, ev, describe(ex)));
+      ++events;
+      try {
+        const auto& j = e.event;
+        if (e.ev == "call" && j.at("op") == "lock" && j.at("status") == "ok") {
+          pending[j.at("node").get<std::int64_t>()] = j.at("round").get<double>();
+        } else if (e.ev == "done" && j.at("op") == "lock") {
+          const auto node = j.at("node").get<std::int64_t>();
+          if (auto it = pending.find(node); it != pending.end()) {
+            latencies.push_back(j.at("round").get<double>() - it->second);
+            pending.erase(it);
+          }
+        } else if (e.ev == "violation" && violations.size() < max_violations) {
+          violations.push_back({{"property", j.at("property")},
+                                {"round", j.at("round")},
+                                {"nodes", j.value("nodes", nlohmann::json::array())},
+                                {"ports", j.value("ports", nlohmann::json::array())},
+                                {"detail", j.value("detail", "")}});
+        }
+      } catch (const nlohmann::json::exception& ex) {
+        throw Error(fmt::format("{} line {}: \"{}\" event: {}", trace.string(), e.number, e.ev, describe(ex)));
+      }
     }
+    if (!reader.complete())
+      throw Error(fmt::format("{}: the trace has no end line (the run did not finish writing it)", trace.string()));
+  } catch (const lmx::trace::Error& ex) {
+    throw Error(ex.what());
   }
-  if (number == 0)
-    throw Error(fmt::format("{} is empty: a trace starts with an lmx-trace header line", trace.string()));
-  return {{"name", trace.filename().string()}, {"events", events},   {"header", header}, {"latencies", latencies},
-          {"violations", violations},          {"stalled", stalled}, {"complete", ended}};
+  return {{"name", trace.filename().string()},
+          {"events", events},
+          {"header", header},
+          {"latencies", latencies},
+          {"violations", violations},
+          {"stalled", end.value("stalled", false)},
+          {"complete", true},
+          {"event_hash", end.value("event_hash", "")}};
 }
 
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary) {
@@ -133,13 +175,19 @@ std::string render_report(const nlohmann::json& run, const std::optional<nlohman
 
 void write_report(const nlohmann::json& run, const std::optional<std::filesystem::path>& trace,
                   const std::filesystem::path& out) {
+  check_run(run, "the run summary");
   std::optional<nlohmann::json> summary;
-  if (trace) summary = summarize_trace(*trace);
+  if (trace) {
+    summary = summarize_trace(*trace);
+    // The trace must be of this run: its end line's event hash is the run's trace hash.
+    if ((*summary)["event_hash"] != run["trace_hash"])
+      throw Error(fmt::format("{} is the trace of another run: its event hash {} is not the summary's trace hash {}",
+                              trace->string(), (*summary)["event_hash"].dump(), run["trace_hash"].dump()));
+  }
   const std::string page = render_report(run, summary);
-  std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  if (!file) throw Error(fmt::format("cannot write {}", out.string()));
-  file << page;
-  if (!file.flush()) throw Error(fmt::format("cannot write {}", out.string()));
+  lmx::cli::OutputFile file(out.string());
+  file.stream() << page;
+  file.commit();
 }
 
 }  // namespace lmx::report

@@ -26,11 +26,16 @@ nlohmann::json summarize_trace(const std::filesystem::path& trace);
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary);
 
 /// Writes the report for `run` (the parsed `lmx run --json` object) to `out`. With `trace`, the
-/// trace is read too. Throws Error.
+/// trace is read too, and must be of the same run (its event hash is the run's trace hash).
+/// Throws Error; a failed write throws lmx::cli::Failure.
 void write_report(const nlohmann::json& run, const std::optional<std::filesystem::path>& trace,
                   const std::filesystem::path& out);
 
 /// Reads and checks a run summary file (schema 1). Throws Error.
 nlohmann::json read_run(const std::filesystem::path& run_json);
+
+/// Checks that a run summary has every field the report reads, with its type. Throws Error
+/// naming the field.
+void check_run(const nlohmann::json& run, const std::string& name);
 
 }  // namespace lmx::report

@@ -3,6 +3,7 @@
 // all three go through one validator, so every input gets the same error messages.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -31,7 +32,7 @@ struct Scenario {
   std::string engine = "async";  ///< "semi-sync" (rounds) or "async" (intervals, paper Section 5)
   std::uint64_t seed = 1;
   std::uint64_t rounds = 400;  ///< run length: rounds, or time units for the async engine
-  std::uint64_t horizon = 0;   ///< P7: a request pending longer than this is reported (0: rounds)
+  std::uint64_t horizon = 0;   ///< P7: a request pending longer than this is reported (0: derived)
 
   struct Activation {
     std::string kind = "random";  ///< random (probability p) | sequential | synchronous
@@ -71,7 +72,22 @@ struct Scenario {
     std::uint32_t locks = 0;     ///< locks per participating node (0: continuous)
   } workload;
 
-  [[nodiscard]] std::uint64_t effective_horizon() const { return horizon ? horizon : rounds; }
+  /// P7's horizon in rounds: `horizon`, or, when 0, 30 times the time a Lock takes when nothing
+  /// contends, and at least 100 rounds (docs/simulator.md, Monitors). That time is estimated as
+  /// (Delta + 1) / p rounds (each of a Lock's steps waits for one of up to Delta + 1 partners,
+  /// each activated with probability p a round: p = activation.p for the random
+  /// semi-synchronous adversary, 1/nodes for the sequential one, 1 for the synchronous one and the
+  /// asynchronous engine, whose nodes act about once a round), plus, when the delivery adversary
+  /// holds messages back, 6 times its patience (a Lock exchanges 6 messages in turn).
+  [[nodiscard]] std::uint64_t effective_horizon() const {
+    if (horizon) return horizon;
+    double p = 1;
+    if (engine == "semi-sync" && activation.kind == "random") p = activation.p;
+    if (engine == "semi-sync" && activation.kind == "sequential") p = 1.0 / nodes;
+    const double held = delivery.kind == "delay-target" ? 6.0 * delivery.patience : 0.0;
+    const double derived = std::ceil(30.0 * ((delta + 1) / p + held));
+    return derived < 100 ? 100 : derived > 1e15 ? std::uint64_t{1'000'000'000'000'000} : std::uint64_t(derived);
+  }
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

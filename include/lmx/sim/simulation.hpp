@@ -3,6 +3,7 @@
 // the lmx-trace/1 writer. docs/simulator.md explains each part.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,6 +39,11 @@ struct RunOptions {
   bool defer_writes = true;
   /// log2 of the nodes per block of deferred writes (at most 14, the default; tests set less).
   unsigned scan_block_shift = 14;
+  /// Checked before every round: once true, the run ends as interrupted (Ctrl-C in `lmx run`).
+  const std::atomic<bool>* stop = nullptr;
+  /// Ends the run as interrupted after this many rounds (0: no such limit); a replay of an
+  /// interrupted trace stops where the recorded run stopped.
+  std::uint64_t stop_after_rounds = 0;
 };
 
 /// What a node looks like from outside (for the application API and tests).
@@ -95,6 +101,11 @@ std::unique_ptr<Engine> make_engine(const Scenario& scenario, const RunOptions& 
 
 /// Runs a scenario to the end: make_engine + finish.
 nlohmann::json run(const Scenario& scenario, const RunOptions& options = {});
+
+/// The memory a run of the scenario will take, estimated before anything is allocated: the
+/// engine's arrays per node and the initial topology while it is built (for unit-disk and mobility
+/// graphs the node pairs within the radius, which grow as n^2 r^2). `tracing`: with a trace.
+std::uint64_t estimate_memory_bytes(const Scenario& scenario, bool tracing);
 
 /// P5: the node state the layout occupies is within a constant factor (8) of the paper's O(Delta)
 /// accounting.

@@ -6,8 +6,8 @@
 export const SCHEMA = 1;
 export const CHECKPOINT = 2048;
 
-export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12 };
-const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12 };
+export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12, idle: 13 };
+const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12, idle: 13 };
 
 const REQUIRED = {
   connect: ['u', 'pu', 'v', 'pv'],
@@ -21,6 +21,7 @@ const REQUIRED = {
   violation: ['property', 'nodes'],
   end: ['rounds', 'events', 'hash', 'stalled'],
   finding: ['kind', 'detail'],
+  idle: ['node'],
 };
 const REGS = ['L', 'R', 'W', 'H', 'A', 'C', 'P'];
 export const MESSAGE_KINDS = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
@@ -259,7 +260,7 @@ export function scan(b, s, end, line) {
     case 'move':
       e.node = intField(b, 'node', line, ev); e.x = numField(b, 'x', line, ev); e.y = numField(b, 'y', line, ev);
       break;
-    case 'call':
+    case 'call': case 'idle':
       e.node = intField(b, 'node', line, ev);
       break;
     case 'send':

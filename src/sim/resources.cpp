@@ -1,0 +1,47 @@
+// What a scenario will cost before it runs (simulation.hpp, estimate_memory_bytes): `lmx run`
+// refuses a run that cannot fit the machine before allocating anything.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "lmx/sim/simulation.hpp"
+
+namespace lmx::sim {
+
+namespace {
+std::size_t state_bytes(unsigned delta) {
+  switch (core::register_bits_for(delta)) {
+    case 8: return sizeof(core::State8);
+    case 16: return sizeof(core::State16);
+    case 32: return sizeof(core::State32);
+    default: return sizeof(core::State64);
+  }
+}
+}  // namespace
+
+std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
+  const double n = s.nodes, delta = s.delta, word = core::register_bits_for(s.delta) / 8.0;
+  // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
+  double per_node = double(state_bytes(s.delta)) + 3 * word + 4 * delta + delta + 8 * (delta + 1) + 16 + 4 + 1;
+  if (tracing) per_node += 16 * (delta + 1);    // message ids
+  if (s.engine == "async") per_node += 32;      // the executions' queue
+  if (s.engine == "semi-sync") per_node += 16;  // deferred writes, at their cap
+  const bool geometric = s.topology.kind == "unit-disk" || s.topology.kind == "mobility";
+  if (geometric) per_node += s.topology.kind == "mobility" ? 32 : 16;  // positions (and waypoints)
+  // The initial topology while it is built: node pairs of 8 bytes.
+  double pairs = 0;
+  if (s.topology.kind == "regular") pairs = n * (s.topology.degree ? s.topology.degree : delta);  // stubs and edges
+  if (s.topology.kind == "ring" || s.topology.kind == "grid") pairs = 2 * n;
+  if (s.topology.kind == "edges") pairs = double(s.topology.edges.size()) * 2 + 2 * n * delta;
+  if (geometric) {
+    // Pairs within distance r of uniform points: about n^2 pi r^2 / 2, plus the cell grid.
+    const double r = std::min(s.topology.radius, 1.0);
+    pairs = n * (n - 1) / 2 * std::min(1.0, std::numbers::pi * r * r) * 2 + n;
+    const double cells = std::max(1.0, std::floor(1.0 / std::max(r, 1e-9)));
+    per_node += 4 + std::min(cells * cells, 1e12) * 24 / n;
+  }
+  const double bytes = n * per_node + pairs * 8 + (64 << 20);  // and the program itself
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace lmx::sim

@@ -1,0 +1,159 @@
+// What the commands write: every write checked, never over an input, an interrupted run ended
+// cleanly, a run that cannot fit refused before it starts (docs/run-format.md, docs/reliability.md).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "lmx_test_support.hpp"
+
+namespace {
+
+using lmx::test::read_file;
+using lmx::test::run_command;
+using lmx::test::run_lmx;
+using lmx::test::ScratchDir;
+using lmx::test::write_file;
+using nlohmann::json;
+
+const std::string small = "--set nodes=20 --set rounds=20";
+
+std::string lmx() { return std::string("'") + LMX_BINARY + "'"; }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Output, SummaryToAFullDiskFails) {
+  for (const char* format : {"--json", ""}) {
+    const auto r = run_command(lmx() + " run " + small + " " + format + " 2>&1 >/dev/full");
+    EXPECT_NE(r.exit_code, 0) << format;
+    EXPECT_TRUE(has(r.out, "cannot write to standard output")) << r.out;
+  }
+}
+
+TEST(Output, TraceToAFullDiskFails) {
+  const auto r = run_lmx("run " + small + " --trace /dev/full");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "cannot write /dev/full")) << r.out;
+}
+
+TEST(Output, TraceIsWrittenWholeAndLeavesNoTemporaryFile) {
+  ScratchDir dir("lmx-output-trace");
+  const auto r = run_lmx("run " + small + " --trace " + dir.file("t.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& f : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(run_lmx("replay " + dir.file("t.jsonl")).exit_code, 0);
+}
+
+TEST(Output, OutputsNeverOverwriteInputs) {
+  ScratchDir dir("lmx-output-inputs");
+  const std::string scenario = dir.file("s.toml"), edges = dir.file("g.edges");
+  write_file(edges, "0 1\n1 2\n");
+  write_file(scenario, "nodes = 3\ndelta = 2\nrounds = 10\n[topology]\nkind = \"edges\"\nfile = \"g.edges\"\n");
+  const std::string before = read_file(scenario), edges_before = read_file(edges);
+  for (const std::string& args : {"run " + scenario + " --trace " + scenario, "run " + scenario + " --trace " + edges,
+                                  "run " + scenario + " --report " + scenario}) {
+    const auto r = run_lmx(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_TRUE(has(r.out, "is one of the command's inputs")) << r.out;
+  }
+  EXPECT_EQ(read_file(scenario), before);
+  EXPECT_EQ(read_file(edges), edges_before);
+}
+
+TEST(Output, ARunThatCannotFitIsRefusedBeforeItStarts) {
+  const auto r = run_lmx("run --set nodes=100000000 --set rounds=1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "needs about")) << r.out;
+  EXPECT_TRUE(has(r.out, "GiB")) << r.out;
+  EXPECT_TRUE(has(r.out, "--no-memory-check")) << r.out;
+}
+
+// Ctrl-C ends a run cleanly: exit 130, the summary so far marked interrupted, a trace that says so
+// and replays to the same interruption. (The run is far longer than the time before the signal.)
+TEST(Output, InterruptEndsARunCleanly) {
+  ScratchDir dir("lmx-output-interrupt");
+  const std::string trace = dir.file("t.jsonl");
+  const auto r = run_command("timeout --preserve-status -s INT 3 " + lmx() +
+                             " run --set nodes=2000 --set rounds=2000000 --json --trace " + trace + " 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 130) << r.out;
+  const json summary = json::parse(r.out);
+  EXPECT_TRUE(summary["interrupted"].get<bool>());
+  EXPECT_LT(summary["rounds"].get<std::uint64_t>(), 2000000u);
+  const std::string text = read_file(trace);
+  ASSERT_FALSE(text.empty());
+  const auto last = text.rfind('\n', text.size() - 2);
+  const json end = json::parse(text.substr(last + 1));
+  EXPECT_EQ(end["ev"], "end");
+  EXPECT_EQ(end["interrupted"], true);
+  const auto again = run_lmx("replay " + trace);
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_TRUE(has(again.out, "same trace")) << again.out;
+}
+
+TEST(Replay, AnEditedTraceIsFoundAtItsLine) {
+  ScratchDir dir("lmx-output-replay");
+  const std::string trace = dir.file("t.jsonl");
+  ASSERT_EQ(run_lmx("run " + small + " --trace " + trace).exit_code, 0);
+  std::string text = read_file(trace);
+  std::size_t at = 0;
+  for (int line = 1; line < 30; ++line) at = text.find('\n', at) + 1;  // the start of line 30
+  text.insert(text.find('}', at), ",\"edited\":true");
+  write_file(trace, text);
+  const auto r = run_lmx("replay " + trace);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "line 30 differs")) << r.out;
+}
+
+class Report : public ::testing::Test {
+ protected:
+  ScratchDir dir{"lmx-output-report"};
+  std::string run_json = dir.file("run.json"), trace = dir.file("t.jsonl");
+  void SetUp() override {
+    const auto r = run_command(lmx() + " run " + small + " --json --trace " + trace + " > " + run_json);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+};
+
+TEST_F(Report, OutputEqualToAnInputIsRefused) {
+  const std::string before = read_file(run_json);
+  for (const std::string& out : {run_json, trace}) {
+    const auto r = run_lmx("report " + run_json + " --trace " + trace + " -o " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(has(r.out, "is one of the command's inputs")) << r.out;
+  }
+  EXPECT_EQ(read_file(run_json), before);
+}
+
+TEST_F(Report, ATraceOfAnotherRunIsRefused) {
+  const std::string other = dir.file("other.jsonl");
+  ASSERT_EQ(run_lmx("run " + small + " --seed 2 --trace " + other).exit_code, 0);
+  const auto r = run_lmx("report " + run_json + " --trace " + other + " -o " + dir.file("r.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "is the trace of another run")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.html")));
+}
+
+TEST_F(Report, ASummaryWithWrongTypesIsRefused) {
+  json run = json::parse(read_file(run_json));
+  run["locks_completed"] = "many";
+  write_file(run_json, run.dump());
+  const auto r = run_lmx("report " + run_json + " -o " + dir.file("r.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "\"locks_completed\" must be an unsigned integer")) << r.out;
+}
+
+TEST_F(Report, AChangedTraceIsRefused) {
+  std::string text = read_file(trace);
+  const auto at = text.find("\"ev\":\"act\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 10, "\"ev\":\"act\",\"x\":0");
+  write_file(trace, text);
+  const auto r = run_lmx("report " + run_json + " --trace " + trace + " -o " + dir.file("r.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "the trace was changed")) << r.out;
+}
+
+}  // namespace
