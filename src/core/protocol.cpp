@@ -94,8 +94,7 @@ void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out, Port
     // stays held, so that no port gets two messages in one action (model rule iii). It is
     // released by the next CleanUp, which the CleanUp action (A1.20) makes sure happens: phase
     // stays PREPARE while H is nonempty.
-    const Ports released =
-        config_.variant == Variant::repaired && !LMX_MUTANT(without_r3) ? s.on_hold - busy : s.on_hold;
+    const Ports released = config_.variant != Variant::paper && !LMX_MUTANT(without_r3) ? s.on_hold - busy : s.on_hold;
     send(out, released, Message{MessageKind::ready, 0});  // A1.28 Send(ready, l) for l in H
     s.applicants |= released;                             // A1.29 A <- A u H
     s.on_hold -= released;                                // A1.29 H <- empty (R3: the held ports kept above remain)
@@ -105,36 +104,22 @@ void Protocol<Word>::clean_up(State& s, const Context<Word>& ctx, Out& out, Port
 }
 
 template <class Word>
-bool Protocol<Word>::guard(const State& s, Action a) const {
-  switch (a) {
-    case Action::check_start:  // A1.15
-      return s.state == InitiatorState::prepare && s.replied == s.lock_set;
-    case Action::clean_up:  // A1.20
-      if (s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock) return true;
-      // REPAIR R1 (docs/errata.md, E1): an initiator in WIN whose own participant role has gone
-      // idle must still be able to process a disconnection, or CheckDone waits forever for an
-      // ack-lock lost with its edge.
-      return config_.variant == Variant::repaired && !LMX_MUTANT(without_r1) && s.state == InitiatorState::win;
-    case Action::check_priorities:  // A2.5
-      return s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size() &&
-             (!LMX_MUTANT(r2_alt_wait_for_applicants) || s.applicants.empty());
-    case Action::check_win:  // A2.14
-      return s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size();
-    case Action::check_done:  // A2.30
-      return s.state == InitiatorState::win &&
-             (s.replied == s.lock_set || (LMX_MUTANT(check_done_early) && s.replied.size() + 1 >= s.lock_set.size()));
-    case Action::check_unlocked:  // A3.12
-      return s.state == InitiatorState::unlock && s.replied == s.lock_set;
-    default: return false;
-  }
+ActionSet Protocol<Word>::enabled_guarded(const State& s) const {
+  ActionSet set = guards_holding(s, config_.variant);
+#ifdef LMX_MUTANTS
+  // The seeded defects that change guards (docs/checker.md, "Teeth").
+  if (LMX_MUTANT(without_r1) && s.phase == ParticipantPhase::idle && s.state == InitiatorState::win)
+    set.erase(Action::clean_up);
+  if (LMX_MUTANT(r2_alt_wait_for_applicants) && !s.applicants.empty()) set.erase(Action::check_priorities);
+  if (LMX_MUTANT(check_done_early) && s.state == InitiatorState::win && s.replied.size() + 1 >= s.lock_set.size())
+    set.insert(Action::check_done);
+#endif
+  return set;
 }
 
 template <class Word>
-ActionSet Protocol<Word>::enabled_guarded(const State& s) const {
-  ActionSet set;
-  for (Action a : guarded_actions)
-    if (guard(s, a)) set.insert(a);
-  return set;
+bool Protocol<Word>::guard(const State& s, Action a) const {
+  return enabled_guarded(s).contains(a);
 }
 
 // A1.1-A1.5 InitLock, on Lock being called.
@@ -163,6 +148,7 @@ Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
   return out;
 }
 
+// Checks the activation, then dispatches to the action's handler.
 template <class Word>
 Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const {
   Out out;
@@ -177,139 +163,177 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
   } else if (!guard(s, a.action)) {
     return out.status = Status::not_enabled, out;
   }
-
   switch (a.action) {
-    case Action::receive_prepare:                                                             // A1.6
-      if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out, Ports::of(l));  // A1.7
-      if (s.phase == ParticipantPhase::compete) {                                             // A1.8
-        s.on_hold.insert(l);                                                                  // A1.8 H <- H u {l}
-      } else {                                                                                // A1.9
-        s.applicants.insert(l);                                                               // A1.10 A <- A u {l}
-        s.phase = ParticipantPhase::prepare;                                                  // A1.10 phase <- PREPARE
-        send(out, Ports::of(l), Message{MessageKind::ready, 0});                              // A1.11
-      }
-      break;
-
-    case Action::receive_ready:  // A1.12
-      clean_up(s, ctx, out);     // A1.13
-      s.replied.insert(l);       // A1.14 R <- R u {l}
-      break;
-
-    case Action::check_start: {                                      // A1.15
-      clean_up(s, ctx, out, s.lock_set - ctx.disconnected);          // A1.16
-      s.state = InitiatorState::compete;                             // A1.17
-      s.replied.clear();                                             // A1.17
-      s.win_outcomes.clear();                                        // A1.17
-      const auto p = static_cast<std::uint8_t>(draw(config_.k));     // A1.18
-      send(out, s.lock_set, Message{MessageKind::request_lock, p});  // A1.19
-      break;
-    }
-
-    case Action::clean_up:    // A1.20
-      clean_up(s, ctx, out);  // A1.21
-      break;
-
-    case Action::receive_request:           // A2.1
-      clean_up(s, ctx, out, Ports::of(l));  // A2.2 (R2 may answer l)
-      if (s.applicants.contains(l)) {       // A2.3
-        s.applicants.erase(l);              // A2.3 A <- A \ {l}
-        // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided
-        // and some candidate has not answered it yet (C \ P nonempty: a winner that may still
-        // set the lock, or a loser that has not re-requested). The late applicant cannot win this
-        // trial; keeping its priority would make the next trial wait for that candidate while the
-        // candidate waits for the applicant's own participant (a cycle). Answer it at once.
-        if (config_.variant == Variant::repaired && !LMX_MUTANT(without_r2) &&
-            !LMX_MUTANT(r2_alt_wait_for_applicants) && !LMX_MUTANT(r2_alt_winner_leaves_candidates) &&
-            !(s.candidates - s.priorities.ports).empty()) {
-          s.candidates.insert(l);
-          s.phase = ParticipantPhase::compete;
-          send(out, Ports::of(l), Message{MessageKind::win, 0});
-          break;
-        }
-        s.candidates.insert(l);  //      C <- C u {l}
-      }
-      if (s.priorities.ports.contains(l) && s.priorities.get(l) != a.message.value) out.priority_overwritten = true;
-      s.priorities.set(l, a.message.value);  // A2.4 P <- P u {(l, p)}
-      s.phase = ParticipantPhase::compete;   // A2.4 phase <- COMPETE
-      break;
-
-    case Action::check_priorities: {                           // A2.5
-      clean_up(s, ctx, out, s.candidates - ctx.disconnected);  // A2.6
-      const Ports best = s.priorities.highest();
-      if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
-          (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
-        send(out, best, Message{MessageKind::win, 1});                           // A2.8 win(true)
-        send(out, s.candidates - best, Message{MessageKind::win, 0});            // A2.8 win(false)
-        if (LMX_MUTANT(r2_alt_winner_leaves_candidates)) s.candidates -= best;
-      } else {
-        send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
-      }
-      if (!LMX_MUTANT(priorities_not_reset)) s.priorities.clear();  // A2.10 P <- empty
-      break;
-    }
-
-    case Action::receive_win:  // A2.11
-      clean_up(s, ctx, out);   // A2.12
-      if (a.message.value != 0)
-        s.win_outcomes.won.insert(l);  // A2.13 W <- W u {(l, true)}
-      else
-        s.win_outcomes.lost.insert(l);  // A2.13 W <- W u {(l, false)}
-      break;
-
-    case Action::check_win:                                                        // A2.14
-      clean_up(s, ctx, out, s.lock_set - ctx.disconnected);                        // A2.15
-      if (!s.win_outcomes.lost.empty() && !LMX_MUTANT(check_win_ignores_false)) {  // A2.16 some (., false)
-        const auto p = static_cast<std::uint8_t>(draw(config_.k));                 // A2.17
-        send(out, s.lock_set, Message{MessageKind::request_lock, p});              // A2.18
-      } else {                                                                     // A2.19
-        s.state = InitiatorState::win;                                             // A2.20
-        s.replied.clear();                                                         // A2.20
-        send(out, s.lock_set, Message{MessageKind::set_lock, 0});                  // A2.21
-      }
-      s.win_outcomes.clear();  // A2.22
-      break;
-
-    case Action::receive_set_lock:                                       // A2.23
-      s.lock_port = l;                                                   // A2.24 lock <- l
-      if (!LMX_MUTANT(set_lock_keeps_candidate)) s.candidates.erase(l);  // A2.24 C <- C \ {l}
-      clean_up(s, ctx, out, Ports::of(l));                               // A2.25
-      send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});        // A2.26
-      break;
-
-    case Action::receive_ack_lock:  // A2.27
-      clean_up(s, ctx, out);        // A2.28
-      s.replied.insert(l);          // A2.29
-      break;
-
-    case Action::check_done:             // A2.30
-      clean_up(s, ctx, out);             // A2.31
-      s.state = InitiatorState::locked;  // A2.32
-      s.replied.clear();                 // A2.32
-      out.lock_acquired = true;          // A2.33 return L
-      out.locked_ports = s.lock_set;
-      break;
-
-    case Action::receive_release:                                    // A3.6
-      clean_up(s, ctx, out, Ports::of(l));                           // A3.7
-      if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;    // A3.8 lock <- bottom
-      send(out, Ports::of(l), Message{MessageKind::ack_unlock, 0});  // A3.8
-      break;
-
-    case Action::receive_ack_unlock:  // A3.9
-      clean_up(s, ctx, out);          // A3.10
-      s.replied.insert(l);            // A3.11
-      break;
-
-    case Action::check_unlocked:       // A3.12
-      clean_up(s, ctx, out);           // A3.13
-      s.state = InitiatorState::idle;  // A3.14
-      s.replied.clear();               // A3.14
-      out.unlocked = true;
-      break;
-
+    case Action::receive_prepare: receive_prepare(s, l, ctx, out); break;
+    case Action::receive_ready: receive_ready(s, l, ctx, out); break;
+    case Action::check_start: check_start(s, ctx, draw, out); break;
+    case Action::clean_up: clean_up_action(s, ctx, out); break;
+    case Action::receive_request: receive_request(s, l, a.message, ctx, out); break;
+    case Action::check_priorities: check_priorities(s, ctx, out); break;
+    case Action::receive_win: receive_win(s, l, a.message, ctx, out); break;
+    case Action::check_win: check_win(s, ctx, draw, out); break;
+    case Action::receive_set_lock: receive_set_lock(s, l, ctx, out); break;
+    case Action::receive_ack_lock: receive_ack_lock(s, l, ctx, out); break;
+    case Action::check_done: check_done(s, ctx, out); break;
+    case Action::receive_release: receive_release(s, l, ctx, out); break;
+    case Action::receive_ack_unlock: receive_ack_unlock(s, l, ctx, out); break;
+    case Action::check_unlocked: check_unlocked(s, ctx, out); break;
     default: out.status = Status::invalid_input; break;
   }
   return out;
+}
+
+// A1.6-A1.11 ReceivePrepare: on receiving prepare via port l.
+template <class Word>
+void Protocol<Word>::receive_prepare(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  if (!LMX_MUTANT(skip_cleanup_in_receive_prepare)) clean_up(s, ctx, out, Ports::of(l));  // A1.7
+  if (s.phase == ParticipantPhase::compete) {                                             // A1.8
+    s.on_hold.insert(l);                                                                  // A1.8 H <- H u {l}
+  } else {                                                                                // A1.9
+    s.applicants.insert(l);                                                               // A1.10 A <- A u {l}
+    s.phase = ParticipantPhase::prepare;                                                  // A1.10 phase <- PREPARE
+    send(out, Ports::of(l), Message{MessageKind::ready, 0});                              // A1.11
+  }
+}
+
+// A1.12-A1.14 ReceiveReady: on receiving ready via port l.
+template <class Word>
+void Protocol<Word>::receive_ready(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);  // A1.13
+  s.replied.insert(l);    // A1.14 R <- R u {l}
+}
+
+// A1.15-A1.19 CheckStart: (state = PREPARE) and (R = L).
+template <class Word>
+void Protocol<Word>::check_start(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const {
+  clean_up(s, ctx, out, s.lock_set - ctx.disconnected);          // A1.16
+  s.state = InitiatorState::compete;                             // A1.17
+  s.replied.clear();                                             // A1.17
+  s.win_outcomes.clear();                                        // A1.17
+  const auto p = static_cast<std::uint8_t>(draw(config_.k));     // A1.18
+  send(out, s.lock_set, Message{MessageKind::request_lock, p});  // A1.19
+}
+
+// A1.20-A1.21 the CleanUp action: (phase != bottom) or (state = UNLOCK) [or, R1, state = WIN].
+template <class Word>
+void Protocol<Word>::clean_up_action(State& s, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);  // A1.21
+}
+
+// A2.1-A2.4 ReceiveRequest: on receiving request-lock(p) via port l.
+template <class Word>
+void Protocol<Word>::receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out, Ports::of(l));  // A2.2 (R2 may answer l)
+  if (s.applicants.contains(l)) {       // A2.3
+    s.applicants.erase(l);              // A2.3 A <- A \ {l}
+    // REPAIR R2 (docs/errata.md, E2): a trial of this competition has already been decided and
+    // some candidate has not answered it yet (C \ P nonempty: a winner that may still set the
+    // lock, or a loser that has not re-requested). The late applicant cannot win this trial;
+    // keeping its priority would make the next trial wait for that candidate while the candidate
+    // waits for the applicant's own participant (a cycle). Answer it at once.
+    if (config_.variant != Variant::paper && !LMX_MUTANT(without_r2) && !LMX_MUTANT(r2_alt_wait_for_applicants) &&
+        !LMX_MUTANT(r2_alt_winner_leaves_candidates) && !(s.candidates - s.priorities.ports).empty()) {
+      s.candidates.insert(l);
+      s.phase = ParticipantPhase::compete;
+      send(out, Ports::of(l), Message{MessageKind::win, 0});
+      return;
+    }
+    s.candidates.insert(l);  //      C <- C u {l}
+  }
+  if (s.priorities.ports.contains(l) && s.priorities.get(l) != m.value) out.priority_overwritten = true;
+  s.priorities.set(l, m.value);         // A2.4 P <- P u {(l, p)}
+  s.phase = ParticipantPhase::compete;  // A2.4 phase <- COMPETE
+}
+
+// A2.5-A2.10 CheckPriorities: (phase = COMPETE) and (|C| = |P|).
+template <class Word>
+void Protocol<Word>::check_priorities(State& s, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out, s.candidates - ctx.disconnected);  // A2.6
+  const Ports best = s.priorities.highest();
+  if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
+      (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
+    send(out, best, Message{MessageKind::win, 1});                           // A2.8 win(true)
+    send(out, s.candidates - best, Message{MessageKind::win, 0});            // A2.8 win(false)
+    if (LMX_MUTANT(r2_alt_winner_leaves_candidates)) s.candidates -= best;
+  } else {
+    send(out, s.candidates, Message{MessageKind::win, 0});  // A2.9 win(false) to all of C
+  }
+  if (!LMX_MUTANT(priorities_not_reset)) s.priorities.clear();  // A2.10 P <- empty
+}
+
+// A2.11-A2.13 ReceiveWin: on receiving win(b) via port l.
+template <class Word>
+void Protocol<Word>::receive_win(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);  // A2.12
+  if (m.value != 0)
+    s.win_outcomes.won.insert(l);  // A2.13 W <- W u {(l, true)}
+  else
+    s.win_outcomes.lost.insert(l);  // A2.13 W <- W u {(l, false)}
+}
+
+// A2.14-A2.22 CheckWin: (state = COMPETE) and (|W| = |L|).
+template <class Word>
+void Protocol<Word>::check_win(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const {
+  clean_up(s, ctx, out, s.lock_set - ctx.disconnected);                        // A2.15
+  if (!s.win_outcomes.lost.empty() && !LMX_MUTANT(check_win_ignores_false)) {  // A2.16 some (., false)
+    const auto p = static_cast<std::uint8_t>(draw(config_.k));                 // A2.17
+    send(out, s.lock_set, Message{MessageKind::request_lock, p});              // A2.18
+  } else {                                                                     // A2.19
+    s.state = InitiatorState::win;                                             // A2.20
+    s.replied.clear();                                                         // A2.20
+    send(out, s.lock_set, Message{MessageKind::set_lock, 0});                  // A2.21
+  }
+  s.win_outcomes.clear();  // A2.22
+}
+
+// A2.23-A2.26 ReceiveSetLock: on receiving set-lock via port l.
+template <class Word>
+void Protocol<Word>::receive_set_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  s.lock_port = l;                                                   // A2.24 lock <- l
+  if (!LMX_MUTANT(set_lock_keeps_candidate)) s.candidates.erase(l);  // A2.24 C <- C \ {l}
+  clean_up(s, ctx, out, Ports::of(l));                               // A2.25
+  send(out, Ports::of(l), Message{MessageKind::ack_lock, 0});        // A2.26
+}
+
+// A2.27-A2.29 ReceiveAckLock: on receiving ack-lock via port l.
+template <class Word>
+void Protocol<Word>::receive_ack_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);  // A2.28
+  s.replied.insert(l);    // A2.29
+}
+
+// A2.30-A2.33 CheckDone: (state = WIN) and (R = L).
+template <class Word>
+void Protocol<Word>::check_done(State& s, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);             // A2.31
+  s.state = InitiatorState::locked;  // A2.32
+  s.replied.clear();                 // A2.32
+  out.lock_acquired = true;          // A2.33 return L
+  out.locked_ports = s.lock_set;
+}
+
+// A3.6-A3.8 ReceiveRelease: on receiving release-lock via port l.
+template <class Word>
+void Protocol<Word>::receive_release(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out, Ports::of(l));                           // A3.7
+  if (!LMX_MUTANT(release_keeps_lock)) s.lock_port = no_port;    // A3.8 lock <- bottom
+  send(out, Ports::of(l), Message{MessageKind::ack_unlock, 0});  // A3.8
+}
+
+// A3.9-A3.11 ReceiveAckUnlock: on receiving ack-unlock via port l.
+template <class Word>
+void Protocol<Word>::receive_ack_unlock(State& s, Port l, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);  // A3.10
+  s.replied.insert(l);    // A3.11
+}
+
+// A3.12-A3.14 CheckUnlocked: (state = UNLOCK) and (R = L).
+template <class Word>
+void Protocol<Word>::check_unlocked(State& s, const Context<Word>& ctx, Out& out) const {
+  clean_up(s, ctx, out);           // A3.13
+  s.state = InitiatorState::idle;  // A3.14
+  s.replied.clear();               // A3.14
+  out.unlocked = true;
 }
 
 template class Protocol<std::uint8_t>;

@@ -15,7 +15,6 @@
 #include <stdexcept>
 
 #include "dynamics.hpp"
-#include "lmx/sim/guards.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "metrics.hpp"
 #include "monitors.hpp"
@@ -239,18 +238,17 @@ class EngineImpl final : public Engine {
   }
   /// Whether running CleanUp would change anything (with D empty it is often a no-op, which is
   /// equivalent to not executing it; the adversary skips those and the stall monitor ignores them).
-  /// Decided from the state (guards.hpp; tests/sim/guards_test.cpp checks it against a trial
-  /// execution of the core).
+  /// Decided from the state (core::clean_up_changes_without_d; tests/core/guards_test.cpp checks
+  /// it against a trial execution of the core).
   [[nodiscard]] bool clean_up_changes(NodeId u) const {
-    return !net_.detector(u).empty() || clean_up_changes_without_d(state_[u]);
+    return !net_.detector(u).empty() || core::clean_up_changes_without_d(state_[u]);
   }
   [[nodiscard]] core::Context<Word> context(NodeId u) const { return {net_.detector(u), net_.neighbours(u)}; }
 
   /// Guarded actions of u that would change its state.
   [[nodiscard]] core::ActionSet useful_guarded(NodeId u) const {
-    core::ActionSet set = enabled_guarded(state_[u], sc_.variant);  // as the core's (guards_test)
-    if (set.contains(Action::clean_up) && !clean_up_changes(u))
-      set.bits = static_cast<std::uint16_t>(set.bits & ~(1u << unsigned(Action::clean_up)));
+    core::ActionSet set = core::guards_holding(state_[u], sc_.variant);  // the core's guards, inline
+    if (set.contains(Action::clean_up) && !clean_up_changes(u)) set.erase(Action::clean_up);
     return set;
   }
 
@@ -262,7 +260,7 @@ class EngineImpl final : public Engine {
     const unsigned k = candidates.k;
     const core::ActionSet guarded = useful_guarded(u);
     const bool call = call_due(u);
-    const unsigned options = count_actions(guarded) + (k ? 1u : 0u) + (call ? 1u : 0u);
+    const unsigned options = guarded.size() + (k ? 1u : 0u) + (call ? 1u : 0u);
     if (options == 0) return false;
     unsigned pick = options == 1 ? 0 : scheduler_.rng().below(options);
     if (call && pick-- == 0) return app_call(u), true;

@@ -57,7 +57,17 @@ struct ActionSet {
   std::uint16_t bits = 0;
   [[nodiscard]] constexpr bool contains(Action a) const { return (bits >> static_cast<unsigned>(a)) & 1u; }
   constexpr void insert(Action a) { bits = static_cast<std::uint16_t>(bits | (1u << static_cast<unsigned>(a))); }
+  constexpr void erase(Action a) { bits = static_cast<std::uint16_t>(bits & ~(1u << static_cast<unsigned>(a))); }
   [[nodiscard]] constexpr bool empty() const { return bits == 0; }
+  /// |set|, without the library call GCC emits for std::popcount when the target has no popcount
+  /// instruction (hosts count the options of every activation).
+  [[nodiscard]] constexpr unsigned size() const {
+    unsigned x = bits;
+    x -= (x >> 1) & 0x5555u;
+    x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+    x = (x + (x >> 4)) & 0x0F0Fu;
+    return (x + (x >> 8)) & 0x1Fu;
+  }
   constexpr bool operator==(const ActionSet&) const = default;
 };
 
@@ -180,6 +190,42 @@ using State64 = NodeState<std::uint64_t>;
 static_assert(sizeof(State16) <= 32, "Delta <= 15 with K <= 32 must fit 32 bytes");
 static_assert(sizeof(State64) <= 128, "Delta <= 63 must fit 128 bytes");
 
+/// The guarded actions whose guard holds (A1.15 CheckStart, A1.20 CleanUp with repair R1, A2.5
+/// CheckPriorities, A2.14 CheckWin, A2.30 CheckDone, A3.12 CheckUnlocked). Defined once, inline:
+/// the core's Protocol::guard and every host's adversary (which asks at each activation) use it.
+template <class Word>
+[[nodiscard]] constexpr ActionSet guards_holding(const NodeState<Word>& s, Variant variant) {
+  auto bit = [](Action a, bool on) { return static_cast<unsigned>(on) << static_cast<unsigned>(a); };
+  const bool all_replied = s.replied == s.lock_set;
+  unsigned bits = bit(Action::check_start, s.state == InitiatorState::prepare && all_replied) |  // A1.15
+                  // A1.20; REPAIR R1 (docs/errata.md, E1): also in WIN, so that CheckDone cannot wait forever
+                  // for an ack-lock lost with its edge.
+                  bit(Action::clean_up, s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock ||
+                                            (variant != Variant::paper && s.state == InitiatorState::win)) |
+                  bit(Action::check_done, s.state == InitiatorState::win && all_replied) |        // A2.30
+                  bit(Action::check_unlocked, s.state == InitiatorState::unlock && all_replied);  // A3.12
+  if (s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size())         // A2.5
+    bits |= bit(Action::check_priorities, true);
+  if (s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size())  // A2.14
+    bits |= bit(Action::check_win, true);
+  return ActionSet{static_cast<std::uint16_t>(bits)};
+}
+
+/// Whether the CleanUp action (A1.20) would change anything at a node whose detector snapshot D is
+/// empty: some send, or some variable of Table 1. With D empty the helper (A1.22-A1.31) touches
+/// nothing while C is nonempty; with C empty it sends ready to H, moves H into A and sets phase
+/// to PREPARE if A u H is nonempty, bottom otherwise. So it changes something iff C is empty and
+/// either H is nonempty or phase differs from that value. (A CleanUp that changes nothing is
+/// indistinguishable from no action at all: hosts skip it.) Every variant agrees here: repair R3
+/// only keeps ports the calling action sends to, and the CleanUp action sends to none.
+template <class Word>
+[[nodiscard]] constexpr bool clean_up_changes_without_d(const NodeState<Word>& s) {
+  if (!s.candidates.empty()) return false;
+  if (!s.on_hold.empty()) return true;
+  const auto phase = s.applicants.empty() ? ParticipantPhase::idle : ParticipantPhase::prepare;
+  return s.phase != phase;
+}
+
 /// The paper's O(Delta) accounting of Table 1 (Section 4, last lemma), in bits: lock takes
 /// ceil(log2(Delta + 2)), state 3, phase 2, each of L, R, H, A, C one bit per port 0..Delta, W two
 /// bits per port, P one presence bit and ceil(log2 K) priority bits per port.
@@ -271,7 +317,8 @@ class Protocol {
   [[nodiscard]] const Config& config() const { return config_; }
 
   /// Guarded actions whose guard holds (CheckStart, CleanUp, CheckPriorities, CheckWin,
-  /// CheckDone, CheckUnlocked). Receive* actions are enabled by a waiting message alone.
+  /// CheckDone, CheckUnlocked): guards_holding for this variant. Receive* actions are enabled by a
+  /// waiting message alone.
   [[nodiscard]] ActionSet enabled_guarded(const State& s) const;
   [[nodiscard]] bool guard(const State& s, Action a) const;
 
@@ -287,11 +334,27 @@ class Protocol {
   Config config_;
   Ports all_ports_;  // 0..Delta
 
-  /// `busy`: the ports the calling action sends to after CleanUp (repair R3 defers releasing a
-  /// held port among them to a later action; the paper variant ignores it).
+  /// The CleanUp helper (A1.22). `busy`: the ports the calling action sends to after it (repair
+  /// R3 defers releasing a held port among them to a later action; the paper variant ignores it).
   void clean_up(State& s, const Context<Word>& ctx, Out& out, Ports busy = {}) const;
   static void send(Out& out, Ports ports, Message m);
   [[nodiscard]] bool valid(const Context<Word>& ctx) const;
+
+  // One handler per action of Algorithms 1-3 (protocol.cpp); step() dispatches to them.
+  void receive_prepare(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A1.6
+  void receive_ready(State& s, Port l, const Context<Word>& ctx, Out& out) const;               // A1.12
+  void check_start(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;      // A1.15
+  void clean_up_action(State& s, const Context<Word>& ctx, Out& out) const;                     // A1.20
+  void receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;  // A2.1
+  void check_priorities(State& s, const Context<Word>& ctx, Out& out) const;                    // A2.5
+  void receive_win(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;      // A2.11
+  void check_win(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;        // A2.14
+  void receive_set_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;            // A2.23
+  void receive_ack_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;            // A2.27
+  void check_done(State& s, const Context<Word>& ctx, Out& out) const;                          // A2.30
+  void receive_release(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A3.6
+  void receive_ack_unlock(State& s, Port l, const Context<Word>& ctx, Out& out) const;          // A3.9
+  void check_unlocked(State& s, const Context<Word>& ctx, Out& out) const;                      // A3.12
 };
 
 extern template class Protocol<std::uint8_t>;
