@@ -47,6 +47,13 @@ std::string readable(const nlohmann::json::exception& e) {
   if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
   return what;
 }
+
+// "malformed JSON at column 7: unexpected end of input; expected ..." rather than the library's wording.
+std::string malformed(const nlohmann::json::parse_error& e) {
+  std::string what = readable(e);
+  if (auto pos = what.find(" - "); pos != std::string::npos) what = what.substr(pos + 3);
+  return "malformed JSON at column " + std::to_string(e.byte) + ": " + what;
+}
 }  // namespace
 
 void Reader::fail(std::uint64_t line, const std::string& problem) const { throw Error(name_, line, problem); }
@@ -69,8 +76,8 @@ Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(na
   header_.number = 1;
   try {
     header_.event = nlohmann::json::parse(header_.text);
-  } catch (const nlohmann::json::exception& e) {
-    fail(1, "the header is not JSON: " + readable(e));
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(1, "the header is " + malformed(e));
   }
   const auto& h = header_.event;
   if (!h.is_object() || !h.contains("type") || h["type"] != "lmx-trace")
@@ -92,8 +99,8 @@ bool Reader::next(Line& line) {
   line.number = number_;
   try {
     line.event = nlohmann::json::parse(line.text);
-  } catch (const nlohmann::json::exception& e) {
-    fail(number_, "not JSON: " + readable(e));
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(number_, malformed(e));
   }
   const auto& e = line.event;
   if (!e.is_object() || !e.contains("ev") || !e["ev"].is_string()) fail(number_, "an event needs a string \"ev\"");

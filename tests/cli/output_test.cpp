@@ -145,6 +145,19 @@ TEST_F(Report, ASummaryWithWrongTypesIsRefused) {
   EXPECT_TRUE(has(r.out, "\"locks_completed\" must be an unsigned integer")) << r.out;
 }
 
+TEST_F(Report, MemoryFiguresAreOptionalButTypedWhenGiven) {
+  // A summary derived from a trace (the report's own fixtures) cannot know the memory figures.
+  json run = json::parse(read_file(run_json));
+  run["bits_per_node"] = nullptr;
+  write_file(run_json, run.dump());
+  EXPECT_EQ(run_lmx("report " + run_json + " -o " + dir.file("r.html")).exit_code, 0);
+  run["bits_per_node"] = json{{"layout", "wide"}, {"paper", 99}};
+  write_file(run_json, run.dump());
+  const auto r = run_lmx("report " + run_json + " -o " + dir.file("r2.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "\"bits_per_node\" must be an object with numbers")) << r.out;
+}
+
 TEST_F(Report, AChangedTraceIsRefused) {
   std::string text = read_file(trace);
   const auto at = text.find("\"ev\":\"act\"");

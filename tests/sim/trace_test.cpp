@@ -180,6 +180,21 @@ TEST(Replay, AMalformedHeaderIsAClearError) {
                ScenarioError);
 }
 
+TEST(Trace, MalformedJsonIsNamedWithLineAndColumn) {
+  std::istringstream in("{\"type\":\"lmx-trace\",\"schema\":1,\"source\":\"run\"}\n{\"ev\":\n");
+  trace::Reader reader(in, "t.jsonl");
+  trace::Line line;
+  try {
+    reader.next(line);
+    FAIL() << "a cut line was read";
+  } catch (const trace::Error& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_NE(std::string(e.what()).find("t.jsonl line 2: malformed JSON at column 7: unexpected end of input"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 /// The asynchronous engine's act and idle lines carry each execution's end: an independent reader
 /// checks from the trace alone that a node's executions never overlap and that every node acts.
 TEST(Trace, AsyncExecutionsAreIntervalsThatNeverOverlap) {

@@ -85,7 +85,7 @@ export function summarize(text) {
   const props = Object.fromEntries(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'].map((p) => [p, violations.some((v) => v.property === p || (p === 'P7' && v.property === 'stall')) ? 'fail' : 'pass']));
   if (maxPerEdge > 2) props.P4 = 'fail';
   return {
-    schema: 1, scenario: header.scenario, seed: header.seed, variant: header.variant, rounds, actions,
+    schema: 1, scenario: header.scenario, seed: header.seed, variant: header.variant, engine: header.engine || 'semi-sync', rounds, actions,
     locks_requested: locksRequested, locks_completed: locksDone, violations, stalled: end ? end.stalled : false,
     properties: props,
     latency_rounds: { p50: quantile(latencies, 0.5), p90: quantile(latencies, 0.9), p99: quantile(latencies, 0.99), max: latencies.length ? max : null, mean },
@@ -95,7 +95,7 @@ export function summarize(text) {
     locks_per_round: rounds ? locksDone / rounds : null,
     mean_locked: null, jain_fairness: sq ? (sum * sum) / (participants.length * sq) : null,
     max_in_transit_per_edge: maxPerEdge, bits_per_node: null, bytes_per_node: null, actions_per_second: null, wall_seconds: null,
-    trace_hash: end ? end.hash : null, series,
+    trace_hash: end ? end.event_hash : null, series,
     latency_histogram: { bin_edges: Array.from({ length: bins + 1 }, (_, i) => i * w), counts },
     per_node_locks: participants,
   };
