@@ -68,6 +68,13 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
     if (!net_) throw ScriptError("no network: start with 'net nodes=N delta=D k=K variant=V'");
     return *net_;
   };
+  // Counts `units` activations against the limit; refuses them (an error line) past it.
+  auto spend = [&](std::uint64_t units) {
+    if (units > work_limit_ - work_done_)
+      throw ScriptError("work limit reached: this script may run at most " + std::to_string(work_limit_) +
+                        " activations");
+    work_done_ += units;
+  };
   auto node = [&](std::string_view text) {
     const unsigned u = parse_node(text);
     if (u >= network().size()) throw ScriptError("no node " + std::to_string(u));
@@ -118,8 +125,20 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
          const auto [u, pu] = parse_node_port(args[0]);
          out.push_back(network().cut(u, pu));
        }},
-      {"lock", [&] { expect_args(args, 1, 1, "lock U"), out.push_back(network().lock(node(args[0]))); }},
-      {"unlock", [&] { expect_args(args, 1, 1, "unlock U"), out.push_back(network().unlock(node(args[0]))); }},
+      {"lock",
+       [&] {
+         expect_args(args, 1, 1, "lock U");
+         const unsigned u = node(args[0]);
+         spend(1);
+         out.push_back(network().lock(u));
+       }},
+      {"unlock",
+       [&] {
+         expect_args(args, 1, 1, "unlock U");
+         const unsigned u = node(args[0]);
+         spend(1);
+         out.push_back(network().unlock(u));
+       }},
       {"deliver",
        [&] {
          expect_args(args, 1, 2, "deliver U:P [kind]");
@@ -131,7 +150,9 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
              throw ScriptError("unknown message kind '" + std::string(args[1]) + "'");
            kind = k;
          }
-         out.push_back(network().deliver(u, port, kind));
+         Network& net = network();
+         spend(1);
+         out.push_back(net.deliver(u, port, kind));
        }},
       {"act",
        [&] {
@@ -139,6 +160,7 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
          const unsigned u = node(args[0]);
          core::Action a;
          if (!core::parse_action(args[1], a)) throw ScriptError("unknown action '" + std::string(args[1]) + "'");
+         spend(1);
          out.push_back(network().act(u, a));
        }},
       {"priority",
@@ -156,8 +178,10 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
        [&] {
          expect_args(args, 0, 1, "round [N]");
          const unsigned rounds = args.empty() ? 1 : parse_number(args[0], "round count");
+         Network& net = network();
          for (unsigned i = 1; i <= rounds; ++i) {
-           const auto lines = network().round();
+           spend(net.size());  // a round visits every node
+           const auto lines = net.round();
            if (lines.empty()) {
              out.push_back("round " + std::to_string(i) + ": nothing can change");
              break;
@@ -171,12 +195,14 @@ std::vector<std::string> Interpreter::execute(std::string_view line) {
          expect_args(args, 0, 1, "run [max]");
          const unsigned max = args.empty() ? 1000 : parse_number(args[0], "step count");
          unsigned steps = 0;
+         Network& net = network();
          for (; steps < max; ++steps) {
-           auto l = network().step_any();
+           spend(1);
+           auto l = net.step_any();
            if (l.empty()) break;
            out.push_back(std::move(l));
          }
-         if (steps == max && network().can_step())
+         if (steps == max && net.can_step())
            out.push_back("stopped after " + std::to_string(max) + " steps: still changing");
        }},
       {"state",
