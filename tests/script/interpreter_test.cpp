@@ -20,15 +20,15 @@ void two_lockers(Interpreter& i) {
 
 // `round N` and `run N` took any N (up to 2^32 - 1): a script could run for hours.
 TEST(Interpreter, WorkLimitStopsACommandWithAnErrorLine) {
-  Interpreter i(10);
+  Interpreter i(20);
   two_lockers(i);  // the two locks are 2 activations
   const auto out = i.execute("run 4294967295");
   ASSERT_FALSE(out.empty());
-  EXPECT_EQ(out.back(), "error: work limit reached: this script may run at most 10 activations");
-  EXPECT_EQ(out.size(), 9u);  // the 8 steps left, then the error
-  EXPECT_EQ(i.work_done(), 10u);
+  EXPECT_EQ(out.back(), "error: work limit reached: this script may run at most 20 activations");
+  EXPECT_EQ(out.size(), 10u);  // 9 steps of two nodes each, then the error
+  EXPECT_EQ(i.work_done(), 20u);
   EXPECT_EQ(i.execute("lock 0"), (std::vector<std::string>{"error: work limit reached: this script may run at most "
-                                                           "10 activations"}));
+                                                           "20 activations"}));
   EXPECT_EQ(i.execute("state 0").size(), 1u);  // reading the network costs nothing
 }
 
@@ -47,7 +47,7 @@ TEST(Interpreter, DefaultLimitLeavesLongScriptsAlone) {
   const auto out = i.execute("run 100000");
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.back(), "stopped after 100000 steps: still changing");
-  EXPECT_EQ(i.work_done(), 100002u);
+  EXPECT_EQ(i.work_done(), 200002u);  // two nodes per step
 }
 
 }  // namespace

@@ -18,8 +18,9 @@
 //   check                  every invariant of Network::violations, or "ok"
 //
 // The work of a script is bounded: an interpreter runs at most `work_limit` activations in all
-// (each lock, unlock, deliver and act, each step of `run`, each node a `round` visits); a command
-// that would go past the limit stops with an error line. A script cannot loop for ever.
+// (each lock, unlock, deliver and act counts one; each step of `run` and each `round` counts the
+// number of nodes, as either may look at every node); a command that would go past the limit stops
+// with an error line. A script cannot loop for ever.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,7 @@ class Interpreter {
   std::vector<std::string> execute(std::string_view line);
   /// The network built by the last `net` command, or null before the first.
   [[nodiscard]] Network* network() { return net_ ? &*net_ : nullptr; }
-  /// Activations run so far.
+  /// Work counted so far (activations, see above).
   [[nodiscard]] std::uint64_t work_done() const { return work_done_; }
 
  private:
