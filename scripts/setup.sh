@@ -7,6 +7,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   clang-format spin python3
   libcpp-httplib-dev chromium
+  # The fuzz targets (fuzz/): clang, libFuzzer and clang's sanitizer runtimes (libclang-rt is only
+  # recommended by clang, and recommendations are not installed here).
+  clang libfuzzer-14-dev libclang-rt-14-dev
 )
 # Node.js and npm build the web pages (web/) and run the browser tests; Debian's when none is there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -46,7 +46,7 @@ Ports Network::neighbours(unsigned u) const {
   return s;
 }
 
-const std::deque<InTransit>& Network::waiting(unsigned u, Port port) const { return nodes_.at(u).inbox.at(port); }
+const std::vector<InTransit>& Network::waiting(unsigned u, Port port) const { return nodes_.at(u).inbox.at(port); }
 
 std::optional<std::pair<unsigned, Port>> Network::peer(unsigned u, Port port) const {
   const auto& l = nodes_.at(u).links.at(port);

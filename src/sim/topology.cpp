@@ -1,33 +1,48 @@
 #include "topology.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <limits>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace lmx::sim {
 
 namespace {
 
+/// An edge line is short; a longer one means the file is not an edge list (or a device).
+constexpr std::size_t max_edge_line = 4096;
+
 std::vector<std::pair<NodeId, NodeId>> read_edge_file(const std::string& path, NodeId n) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError("cannot read edge-list file '" + path + "'");
-  std::vector<std::pair<NodeId, NodeId>> edges;
-  std::string line;
-  for (unsigned number = 1; std::getline(in, line); ++number) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream fields(line);
-    long long u = 0, v = 0;
-    if (!(fields >> u)) continue;  // blank or comment line
-    std::string rest;
-    if (!(fields >> v) || (fields >> rest) || u < 0 || v < 0 || u >= n || v >= n)
-      throw ScenarioError(path + ":" + std::to_string(number) + ": expected two node numbers in 0.." +
-                          std::to_string(n - 1));
-    edges.emplace_back(static_cast<NodeId>(u), static_cast<NodeId>(v));
-  }
-  return edges;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScenarioError("edge-list file '" + printable(path) + "' is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError("cannot read edge-list file '" + printable(path) + "': " + std::strerror(errno));
+  return parse_edge_list(in, path, n);
+}
+
+[[noreturn]] void fail_at(const std::string& source, std::uint64_t line, const std::string& problem) {
+  throw ScenarioError(printable(source) + ":" + std::to_string(line) + ": " + problem);
+}
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
+
+/// A node number at line[i]: decimal digits only; advances i past them.
+std::optional<std::uint64_t> node_number(std::string_view line, std::size_t& i) {
+  std::uint64_t value = 0;
+  const char* first = line.data() + i;
+  const auto [end, ec] = std::from_chars(first, line.data() + line.size(), value);
+  if (end == first) return std::nullopt;  // no digit (from_chars takes no sign for unsigned)
+  i += static_cast<std::size_t>(end - first);
+  if (ec != std::errc{}) return std::numeric_limits<std::uint64_t>::max();  // too large: out of range below
+  return value;
 }
 
 std::vector<std::pair<double, double>> random_positions(NodeId n, Rng& rng) {
@@ -50,6 +65,56 @@ void check_simple(const std::vector<std::pair<NodeId, NodeId>>& edges, NodeId n)
 }
 
 }  // namespace
+
+std::vector<std::pair<NodeId, NodeId>> parse_edge_list(std::istream& in, const std::string& source, NodeId n) {
+  std::vector<std::pair<NodeId, NodeId>> edges;
+  std::unordered_map<std::uint64_t, std::uint64_t> first_line;  // edge {min, max} -> its line
+  std::string buffer(max_edge_line + 1, '\0');
+  std::uint64_t number = 1;
+  auto fail = [&](const std::string& problem) { fail_at(source, number, problem); };
+  for (;; ++number) {
+    in.getline(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (in.bad()) fail("read error");
+    if (in.fail() && !in.eof()) fail("line longer than " + std::to_string(max_edge_line) + " bytes: not an edge list");
+    if (got == 0 && in.eof()) break;
+    std::string_view line(buffer.data(), in.eof() ? got : got - 1);  // without the newline
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // Text only: a binary file must not pass for an edge list with its lines skipped.
+    if (line.find('\0') != std::string_view::npos) fail("holds a NUL byte: not a text file");
+    if (!valid_utf8(line)) fail("not valid UTF-8: \"" + printable(line) + "\"");
+    for (char c : line)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F)
+        fail("holds the control character " + printable(std::string_view(&c, 1)));
+    std::size_t i = 0;
+    while (i < line.size() && blank(line[i])) ++i;
+    if (i == line.size() || line[i] == '#') {
+      if (in.eof()) break;
+      continue;  // a blank line or a comment
+    }
+    // Two node numbers separated by blanks, then nothing or a comment.
+    const auto u = node_number(line, i);
+    const bool separated = i < line.size() && blank(line[i]);
+    while (i < line.size() && blank(line[i])) ++i;
+    const auto v = separated ? node_number(line, i) : std::nullopt;
+    while (i < line.size() && blank(line[i])) ++i;
+    if (!u || !v || (i < line.size() && line[i] != '#'))
+      fail("expected two node numbers 'u v', got \"" + printable(line) + "\"");
+    for (const std::uint64_t x : {*u, *v})
+      if (x >= n)
+        fail((x == std::numeric_limits<std::uint64_t>::max() ? std::string("node number too large")
+                                                             : "node " + std::to_string(x) + " outside") +
+             " (the scenario has " + std::to_string(n) + " nodes, 0.." + std::to_string(n - 1) + ")");
+    if (*u == *v) fail("self-loop at node " + std::to_string(*u));
+    const std::uint64_t key = (std::min(*u, *v) << 32) | std::max(*u, *v);
+    if (const auto [it, fresh] = first_line.emplace(key, number); !fresh)
+      fail("duplicate edge {" + std::to_string(*u) + "," + std::to_string(*v) + "} (first on line " +
+           std::to_string(it->second) + ")");
+    edges.emplace_back(static_cast<NodeId>(*u), static_cast<NodeId>(*v));
+    if (in.eof()) break;
+  }
+  return edges;
+}
 
 std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<double, double>>& pos, double r) {
   std::vector<std::pair<NodeId, NodeId>> out;
@@ -82,7 +147,7 @@ InitialTopology build_topology(const Scenario& s, Rng& rng) {
     t.edges = s.topology.file.empty() ? s.topology.edges : read_edge_file(s.topology.file, n);
     if (!s.topology.file.empty() && !s.topology.edges.empty())
       t.edges.insert(t.edges.end(), s.topology.edges.begin(), s.topology.edges.end());
-    check_simple(t.edges, n);
+    check_simple(t.edges, n);  // the file's edges were checked line by line; this checks the union
   } else if (kind == "ring") {
     if (n == 2) t.edges.emplace_back(0, 1);
     if (n >= 3)

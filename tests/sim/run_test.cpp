@@ -1,4 +1,4 @@
-// Runs, determinism, adversary combinations, scenario validation.
+// Runs, determinism, adversary combinations (scenario validation: scenario_test.cpp).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -126,53 +126,6 @@ INSTANTIATE_TEST_SUITE_P(Sim, Adversaries,
                                            Combo{"async", "random", "random", "mobility", "static"},
                                            Combo{"async", "random", "oldest", "regular", "churn"},
                                            Combo{"async", "random", "delay-target", "unit-disk", "flap"}));
-
-// Scenario validation: one clear error per kind of bad input.
-std::string error_of(const std::string& assignment) {
-  json j = json::object();
-  try {
-    apply_override(j, assignment);
-    (void)scenario_from_json(j);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST(Scenario, RejectsBadInputWithOneLine) {
-  EXPECT_NE(error_of("colour=3").find("'colour': unknown key"), std::string::npos);
-  EXPECT_NE(error_of("topology.colour=3").find("'topology.colour'"), std::string::npos);
-  EXPECT_NE(error_of("nodes=\"many\"").find("expected an integer"), std::string::npos);
-  EXPECT_NE(error_of("delta=64").find("Delta must be in 1..63"), std::string::npos);
-  EXPECT_NE(error_of("delta=0").find("Delta must be in 1..63"), std::string::npos);
-  EXPECT_NE(error_of("k=33").find("K must be in 2..32"), std::string::npos);
-  EXPECT_NE(error_of("engine=warp").find("unknown value 'warp'"), std::string::npos);
-  EXPECT_NE(error_of("activation.p=2").find("outside"), std::string::npos);
-  EXPECT_EQ(error_of("variant=paper"), "");
-  EXPECT_THROW(scenario_json_from_toml_file("/nonexistent/scenario.toml"), ScenarioError);
-}
-
-TEST(Scenario, TopologyBreakingTheDeltaCapIsAnError) {
-  Scenario s;
-  s.nodes = 4, s.delta = 2, s.topology.kind = "edges", s.topology.edges = {{0, 1}, {0, 2}, {0, 3}};
-  EXPECT_THROW(make_engine(s), ScenarioError);
-  s.topology.edges = {{0, 1}, {1, 0}};
-  EXPECT_THROW(make_engine(s), ScenarioError);
-}
-
-TEST(Scenario, JsonRoundTrip) {
-  Scenario s = small();
-  s.topology.kind = "edges", s.topology.edges = {{0, 1}, {2, 3}}, s.variant = core::Variant::paper;
-  EXPECT_EQ(scenario_from_json(s.to_json()).to_json(), s.to_json());
-}
-
-TEST(Scenario, ExamplesParse) {
-  for (const char* name : {"default.toml", "ring-paper.toml", "hostile-flap.toml", "churn.toml", "edges.toml"}) {
-    const std::string path = std::string(LMX_SIM_TEST_DATA) + "/../../examples/" + name;
-    const json j = scenario_json_from_toml_file(path);
-    EXPECT_NO_THROW((void)make_engine(scenario_from_json(j))) << name;
-  }
-}
 
 }  // namespace
 }  // namespace lmx::sim

@@ -1,9 +1,11 @@
-// `lmx bench [--nodes N] [--rounds R] [--json]`: the simulator's whole-run benchmark (the issue's
-// performance goals): a random graph with Delta = 8, every node locking continuously, the
-// semi-synchronous random adversary. Reports speed, memory per node and peak RSS.
+// `lmx bench [--nodes N] [--rounds R] [--p P] [--seed S] [--json]`: the simulator's whole-run
+// benchmark (the performance goals): a random graph with Delta = 8, every node locking
+// continuously, the semi-synchronous random adversary. Reports speed, memory per node and peak RSS.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 #include "command.hpp"
@@ -14,6 +16,31 @@ namespace {
 using nlohmann::json;
 
 using lmx::cli::peak_rss_bytes;
+
+// The options are read as text and parsed here: CLI11 wraps "-1" into an unsigned option and takes
+// "nan" as a double, and its range check lets NaN through.
+
+/// A whole number in lo..hi, decimal digits only.
+std::uint64_t whole_number(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t x = 0;
+  const char* end = text.data() + text.size();
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::from_chars(text.data(), end, x).ec != std::errc{} || x < lo || x > hi)
+    throw lmx::cli::Failure(
+        fmt::format("{} must be a whole number in {}..{}, got '{}'", option, lo, hi, lmx::sim::printable(text)));
+  return x;
+}
+
+/// A finite number in lo..hi (`range` says it as the user would write it).
+double real_number(const std::string& text, const char* option, double lo, double hi, const char* range) {
+  double x = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, x);
+  if (text.empty() || ec != std::errc{} || stop != end || !std::isfinite(x) || x < lo || x > hi)
+    throw lmx::cli::Failure(
+        fmt::format("{} must be a number in {}, got '{}'", option, range, lmx::sim::printable(text)));
+  return x;
+}
 
 /// Baseline measured in the same process: the core alone, one node stepping through InitLock,
 /// ReceivePrepare, ReceiveReady, CheckStart ... on its own messages (no simulator around it).
@@ -60,24 +87,37 @@ double core_actions_per_second() {
 
 const lmx::cli::Register reg{
     {"bench", 14, [](CLI::App& app, int&) {
-       static std::uint32_t nodes = 1'000'000;
-       static std::uint64_t rounds = 20;
-       static double p = 0.5;
+       static std::string nodes_text = "1000000", rounds_text = "20", p_text = "0.5", seed_text = "1";
        static bool as_json = false;
        static bool immediate = false;
        auto* cmd =
            app.add_subcommand("bench", "Whole-run benchmark: random graph, Delta = 8, every node locking continuously");
-       cmd->add_option("--nodes", nodes, "Nodes (default 1000000)");
-       cmd->add_option("--rounds", rounds, "Semi-synchronous rounds (default 20)");
-       cmd->add_option("--p", p, "Activation probability per round (default 0.5)");
+       cmd->add_option("--nodes", nodes_text, "Nodes, 1..100000000 (default 1000000)");
+       cmd->add_option("--rounds", rounds_text, "Semi-synchronous rounds, 1..4000000 (default 20)");
+       cmd->add_option("--p", p_text, "Activation probability per round, 0.000001..1 (default 0.5)");
+       cmd->add_option("--seed", seed_text, "Seed of every random choice, 0..18446744073709551615 (default 1)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->add_flag("--immediate-writes", immediate,
                      "Write each message into the receiver's channel at the send (no deferred writes; same run, "
                      "for comparison)");
        cmd->callback([] {
+         // The scenario's own limits, so that the benchmark runs what `lmx run` would accept.
+         const auto nodes = static_cast<std::uint32_t>(whole_number(nodes_text, "--nodes", 1, 100'000'000));
+         const std::uint64_t rounds = whole_number(rounds_text, "--rounds", 1, 4'000'000);
+         const double p = real_number(p_text, "--p", 1e-6, 1.0, "0.000001..1");
          lmx::sim::Scenario s;
+         try {
+           s.seed = lmx::sim::parse_seed(seed_text, "--seed");
+         } catch (const lmx::sim::ScenarioError& e) {
+           throw lmx::cli::Failure(e.what());
+         }
          s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync", s.rounds = rounds;
          s.activation.p = p, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+         try {
+           s = lmx::sim::scenario_from_json(s.to_json());  // the validator's word on the rest
+         } catch (const lmx::sim::ScenarioError& e) {
+           throw lmx::cli::Failure(e.what());
+         }
          const double baseline = core_actions_per_second();
          const auto t0 = std::chrono::steady_clock::now();
          lmx::sim::RunOptions options;
@@ -102,6 +142,7 @@ const lmx::cli::Register reg{
          const auto actions = r["actions"].get<std::uint64_t>();
          const double steady_rate = steady_wall > 0 ? double(steady_actions) / steady_wall : 0.0;
          const json out = {{"nodes", nodes},
+                           {"seed", s.seed},
                            {"rounds", r["rounds"]},
                            {"actions", actions},
                            {"actions_per_second", double(actions) / wall},

@@ -1,11 +1,17 @@
 // `lmx view TRACE [--port N]`: serves the embedded trace viewer and the trace on 127.0.0.1 and
 // prints the URL to open. Runs until interrupted; `--once` stops after the trace was served once
 // (for scripts and tests).
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -13,6 +19,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "lmx/sim/scenario.hpp"
 #include "web_assets.hpp"
 
 namespace {
@@ -28,13 +35,38 @@ std::string url_escape(const std::string& s) {
   return out;
 }
 
+/// Sockets of this server: SO_REUSEADDR only (a restart may bind while old connections linger in
+/// TIME_WAIT). cpp-httplib's default also sets SO_REUSEPORT, with which a second `lmx view` on the
+/// same port binds too and the two share the connections.
+void exclusive_socket_options(socket_t sock) {
+  int yes = 1;
+  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+}
+
+/// Binds 127.0.0.1:port the way the server will and lets go: 0 if that works, else the errno
+/// (cpp-httplib only says that binding failed, not why).
+int bind_error(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  exclusive_socket_options(fd);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int error = ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0 ? 0 : errno;
+  ::close(fd);
+  return error;
+}
+
 int serve(const std::filesystem::path& trace, int port, bool once) {
   namespace fs = std::filesystem;
   if (!lmx::web::built()) throw lmx::cli::Failure(std::string(lmx::web::not_built_hint));
   std::error_code ec;
-  if (!fs::is_regular_file(trace, ec)) throw lmx::cli::Failure(fmt::format("{}: no such trace file", trace.string()));
+  const std::string shown = lmx::sim::printable(trace.string());
+  if (fs::is_directory(trace, ec)) throw lmx::cli::Failure(fmt::format("{}: is a directory, not a trace", shown));
+  if (!fs::is_regular_file(trace, ec)) throw lmx::cli::Failure(fmt::format("{}: no such trace file", shown));
   const auto size = fs::file_size(trace, ec);
-  if (ec) throw lmx::cli::Failure(fmt::format("cannot read {}: {}", trace.string(), ec.message()));
+  if (ec) throw lmx::cli::Failure(fmt::format("cannot read {}: {}", shown, ec.message()));
   const std::string name = url_escape(trace.filename().string());
 
   httplib::Server server;
@@ -65,7 +97,7 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
     auto file = std::make_shared<std::ifstream>(trace, std::ios::binary);
     if (!*file) {
       res.status = 404;
-      res.set_content(fmt::format("cannot read {}", trace.string()), "text/plain");
+      res.set_content(fmt::format("cannot read {}", shown), "text/plain");
       return;
     }
     res.set_header("Cache-Control", "no-store");
@@ -91,8 +123,19 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
         });
   });
   if (once) server.set_keep_alive_max_count(1);  // no idle keep-alive connection delays the stop
+  server.set_socket_options(exclusive_socket_options);
   const std::string host = "127.0.0.1";
   int bound = port;
+  if (port != 0) {
+    if (const int error = bind_error(port); error != 0) {
+      finish();
+      throw lmx::cli::Failure(error == EADDRINUSE
+                                  ? fmt::format("port {} is in use: another server listens on {}:{} (choose another "
+                                                "--port, or --port 0 for any free port)",
+                                                port, host, port)
+                                  : fmt::format("cannot listen on {}:{}: {}", host, port, std::strerror(error)));
+    }
+  }
   if (port == 0) {
     bound = server.bind_to_any_port(host);
   } else if (!server.bind_to_port(host, port)) {
@@ -100,10 +143,10 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   }
   if (bound < 0) {
     finish();
-    throw lmx::cli::Failure(fmt::format("cannot listen on {}:{} (port in use?)", host, port));
+    throw lmx::cli::Failure(fmt::format("cannot listen on {}:{} (port {} is in use?)", host, port, port));
   }
-  fmt::print("lmx view: serving {} ({} bytes)\n  open http://{}:{}/?trace=/trace/{}\n{}", trace.string(), size, host,
-             bound, name, once ? "  (--once: stops after the trace was loaded)\n" : "  (Ctrl-C to stop)\n");
+  fmt::print("lmx view: serving {} ({} bytes)\n  open http://{}:{}/?trace=/trace/{}\n{}", shown, size, host, bound,
+             name, once ? "  (--once: stops after the trace was loaded)\n" : "  (Ctrl-C to stop)\n");
   std::fflush(stdout);
   const bool ok = server.listen_after_bind();
   finish();

@@ -16,8 +16,14 @@
 //   waiting U              messages waiting at U, per port
 //   lockset U              U's lock set as the paper defines it
 //   check                  every invariant of Network::violations, or "ok"
+//
+// The work of a script is bounded: an interpreter runs at most `work_limit` activations in all
+// (each lock, unlock, deliver and act counts one; each step of `run` and each `round` counts the
+// number of nodes, as either may look at every node); a command that would go past the limit stops
+// with an error line. A script cannot loop for ever.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,13 +35,22 @@ namespace lmx::script {
 
 class Interpreter {
  public:
+  /// Far above any golden script (the largest runs a few thousand activations).
+  static constexpr std::uint64_t default_work_limit = 10'000'000;
+
+  explicit Interpreter(std::uint64_t work_limit = default_work_limit) : work_limit_(work_limit) {}
+
   /// Runs one command line; returns its output lines.
   std::vector<std::string> execute(std::string_view line);
   /// The network built by the last `net` command, or null before the first.
   [[nodiscard]] Network* network() { return net_ ? &*net_ : nullptr; }
+  /// Work counted so far (activations, see above).
+  [[nodiscard]] std::uint64_t work_done() const { return work_done_; }
 
  private:
   std::optional<Network> net_;
+  std::uint64_t work_limit_;
+  std::uint64_t work_done_ = 0;
 };
 
 }  // namespace lmx::script

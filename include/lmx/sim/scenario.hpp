@@ -5,9 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -91,12 +93,38 @@ struct Scenario {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-/// Validates a scenario given as JSON (unknown keys, types, ranges, topology feasibility of
-/// inline data). Throws ScenarioError.
+/// Validates a scenario given as JSON (unknown keys, types, ranges, finite numbers, keys the chosen
+/// kind would ignore, topology feasibility of inline data). Throws ScenarioError.
 Scenario scenario_from_json(const nlohmann::json& j);
-/// Reads a TOML file into the JSON form (throws ScenarioError on unreadable or malformed files).
+/// Reads a TOML file into the JSON form (throws ScenarioError on unreadable or malformed files,
+/// with FILE:LINE:COL for syntax errors).
 nlohmann::json scenario_json_from_toml_file(const std::string& path);
+/// The same for TOML text; `path` names it in messages and is where a relative edge-list file is.
+nlohmann::json scenario_json_from_toml(std::string_view text, const std::string& path);
 /// Applies one `key=value` override (dotted key; value in TOML syntax, bare words taken as strings).
 void apply_override(nlohmann::json& j, const std::string& assignment);
+
+// Validation helpers, shared by the validator and the commands.
+
+/// The longest scenario name, in characters.
+inline constexpr std::size_t max_name_length = 100;
+
+/// A seed: decimal digits only, 0..2^64-1 (no sign, no blanks). Throws ScenarioError naming
+/// `what` (e.g. "--seed") and the text.
+std::uint64_t parse_seed(std::string_view text, std::string_view what = "seed");
+
+/// Whether `text` is well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
+bool valid_utf8(std::string_view text);
+
+/// `text` made safe to print in one line of a terminal: control characters, bytes of invalid
+/// UTF-8 and bidirectional-override characters are written as escapes (\n, \x1b, \u202e), and text
+/// longer than `max` characters is cut with "...".
+std::string printable(std::string_view text, std::size_t max = 80);
+
+/// Reads an edge list ("u v" per line; docs/scenarios.md) for a network of `nodes` nodes. Throws
+/// ScenarioError naming `source` and the line for text that is not an edge list (binary, invalid
+/// UTF-8, a line that is neither blank, a comment nor two node numbers), for node numbers outside
+/// 0..nodes-1, self-loops and duplicate edges.
+std::vector<std::pair<NodeId, NodeId>> parse_edge_list(std::istream& in, const std::string& source, NodeId nodes);
 
 }  // namespace lmx::sim
