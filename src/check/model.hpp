@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -82,8 +83,8 @@ struct Outcome {
   std::uint8_t persistent = 0;    ///< p3: the persistent neighbourhood (bit mask)
 };
 
-/// "P3" or "internal" for a problem.
-[[nodiscard]] const char* problem_kind(Problem p);
+/// The property a transition's problem breaks: P3, or internal for the others.
+[[nodiscard]] Property problem_kind(Problem p);
 /// The explanation of a transition's problem ("internal: ...", "P3: ...").
 [[nodiscard]] std::string problem_text(const Outcome& o);
 
@@ -203,8 +204,9 @@ class Model {
   /// Executes one transition. `log` (optional) receives the sends.
   void apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessage>* log = nullptr) const;
 
-  /// Invariants P1, P2, P4 on a state; returns the property broken ("" if none).
-  [[nodiscard]] std::string invariants(const Global& g, std::vector<unsigned>& nodes, std::string& detail) const;
+  /// Invariants P1, P2, P4 on a state; returns the property broken (none if none), its nodes and why.
+  [[nodiscard]] std::optional<Property> invariants(const Global& g, std::vector<unsigned>& nodes,
+                                                   std::string& detail) const;
 
   [[nodiscard]] Ports neighbours(const NodeRec& r) const {
     Ports p;

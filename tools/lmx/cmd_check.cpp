@@ -133,16 +133,17 @@ const lmx::cli::Register reg{
          double logged_at = 0;
          opt.progress = [&](const lmx::check::Progress& p) {
            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+           const std::string phase(lmx::check::to_string(p.phase));
            const std::string text =
-               fmt::format("check: {}, {} states, depth {}{}{}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states,
-                           p.depth, p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
+               fmt::format("check: {}, {} states, depth {}{}{}{}, {:.0f} s, peak {:.2f} GiB", phase, p.states, p.depth,
+                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
                            p.part ? fmt::format(", part {} of {}", p.part, p.parts) : "",
                            p.round ? fmt::format(", round {}: {} states to decompose", p.round, p.decomposing) : "",
                            secs, static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
            if (a.progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
-             if (p.phase != logged_phase || p.part != logged_part || secs - logged_at >= a.progress_every) {
+             if (phase != logged_phase || p.part != logged_part || secs - logged_at >= a.progress_every) {
                std::fprintf(stderr, "%s\n", text.c_str());
-               logged_phase = p.phase, logged_part = p.part, logged_at = secs;
+               logged_phase = phase, logged_part = p.part, logged_at = secs;
              }
              return;
            }
@@ -155,7 +156,7 @@ const lmx::cli::Register reg{
          if (!a.write_dir.empty())
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
-             const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, v.kind);
+             const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, lmx::check::to_string(v.kind));
              std::ofstream out(f);
              out << v.trace;
              if (!out.flush()) throw lmx::cli::Failure("--write: cannot write " + f);
@@ -163,7 +164,7 @@ const lmx::cli::Register reg{
            }
          if (a.json) {
            nlohmann::json j = {{"instance", lmx::check::describe(inst)},
-                               {"verdict", r.verdict},
+                               {"verdict", lmx::check::to_string(r.verdict)},
                                {"states", r.states},
                                {"transitions", r.transitions},
                                {"seconds", r.seconds},
@@ -179,13 +180,17 @@ const lmx::cli::Register reg{
                                {"node_records", r.node_records},
                                {"deadlock_sweeps", r.deadlock_sweeps},
                                {"analysis_parts", r.analysis_parts},
-                               {"limit", r.limit}};
+                               {"limit", lmx::check::to_string(r.limit)}};
            j["phase_cpu_seconds"] = nlohmann::json::object();
-           for (const auto& [phase, secs] : r.phase_cpu_seconds) j["phase_cpu_seconds"][phase] = secs;
+           for (const auto& [phase, secs] : r.phase_cpu_seconds)
+             j["phase_cpu_seconds"][std::string(lmx::check::to_string(phase))] = secs;
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)
-             j["violations"].push_back(
-                 {{"kind", v.kind}, {"nodes", v.nodes}, {"detail", v.detail}, {"depth", v.depth}, {"trace", v.trace}});
+             j["violations"].push_back({{"kind", lmx::check::to_string(v.kind)},
+                                        {"nodes", v.nodes},
+                                        {"detail", v.detail},
+                                        {"depth", v.depth},
+                                        {"trace", v.trace}});
            std::cout << j.dump() << "\n";
          } else {
            fmt::print("instance: {}\n", lmx::check::describe(inst));
@@ -195,10 +200,11 @@ const lmx::cli::Register reg{
                "{:.0f} (per processor second {:.0f})\nbytes/state: {} (peak memory {:.1f} MiB)\nmax depth: "
                "{}\nsymmetry "
                "reduction: {}{}\n",
-               r.verdict,
-               r.limit.empty()      ? ""
-               : r.limit == "saved" ? " (exploration saved in " + a.save_dir + ": decide it with --resume)"
-                                    : " (stopped by --max-" + r.limit + ")",
+               lmx::check::to_string(r.verdict),
+               r.limit == lmx::check::Limit::none ? ""
+               : r.limit == lmx::check::Limit::saved
+                   ? " (exploration saved in " + a.save_dir + ": decide it with --resume)"
+                   : " (stopped by --max-" + std::string(lmx::check::to_string(r.limit)) + ")",
                r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
                r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
                r.bytes_per_state, static_cast<double>(peak) / (1 << 20), r.max_depth,
@@ -206,16 +212,16 @@ const lmx::cli::Register reg{
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            std::string phases;
            for (const auto& [phase, secs] : r.phase_cpu_seconds)
-             phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", phase, secs);
+             phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", lmx::check::to_string(phase), secs);
            fmt::print("processor seconds by phase: {}\n", phases);
            if (r.node_records) fmt::print("node records: {} (states stored as their numbers)\n", r.node_records);
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
-             fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,
+             fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, lmx::check::to_string(v.kind), v.depth, v.detail,
                         i < files.size() ? " -> " + files[i] : "");
            }
          }
-         exit_code = r.verdict == "pass" ? 0 : r.verdict == "fail" ? 1 : 3;
+         exit_code = r.verdict == lmx::check::Verdict::pass ? 0 : r.verdict == lmx::check::Verdict::fail ? 1 : 3;
        });
      }}};
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,12 +35,37 @@ struct Instance {
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
 };
 
+/// The phases of a run, in the order it goes through them (Progress, Result::phase_cpu_seconds).
+enum class Phase : std::uint8_t {
+  exploring,        ///< the breadth-first search
+  deadlock,         ///< reachable completions
+  splitting,        ///< the graph into parts
+  end_components,   ///< of the union of the regions, and the fairness decision on those whose actions do not rename
+  rebuilding,       ///< concrete states for the others
+  deciding,         ///< their fairness decision
+  counterexamples,  ///< the paths to the violations found, as traces
+};
+
+/// A run's verdict: every property holds, one does not, or a limit stopped the run first.
+enum class Verdict : std::uint8_t { pass, fail, incomplete };
+
+/// What stopped an incomplete run: Options::max_states, Options::max_seconds, or Options::save_dir.
+enum class Limit : std::uint8_t { none, states, seconds, saved };
+
+/// The property a violation breaks. Ordered as their names sort ("P1" < ... < "P7" < "deadlock" <
+/// "internal"): Result::violations is sorted by it.
+enum class Property : std::uint8_t { P1, P2, P3, P4, P7, deadlock, internal };
+
+/// The names of the command line and of `lmx check --json` ("end components", "incomplete", "P7", ...;
+/// Limit::none is "").
+[[nodiscard]] std::string_view to_string(Phase p);
+[[nodiscard]] std::string_view to_string(Verdict v);
+[[nodiscard]] std::string_view to_string(Limit l);
+[[nodiscard]] std::string_view to_string(Property p);
+
 /// Where a running check is, for a status line (Options::progress).
 struct Progress {
-  /// "exploring", "deadlock" (reachable completions), "splitting" (the graph into parts), "end components" (of the
-  /// union of the regions, and the fairness decision on those whose actions do not rename), "rebuilding" (concrete
-  /// states for the others), "deciding" (their fairness decision) or "counterexamples".
-  const char* phase = "exploring";
+  Phase phase = Phase::exploring;
   std::uint64_t states = 0;       ///< stored so far
   std::uint64_t transitions = 0;  ///< generated so far
   unsigned depth = 0;             ///< breadth-first depth reached
@@ -92,7 +118,7 @@ struct Options {
 };
 
 struct Violation {
-  std::string kind;             ///< P1 P2 P3 P4 deadlock P7 internal
+  Property kind = Property::internal;
   std::vector<unsigned> nodes;  ///< nodes involved (the stuck node for liveness)
   std::string detail;           ///< human-readable explanation / signature
   unsigned depth = 0;           ///< length of the counterexample's path (BFS: shortest)
@@ -100,9 +126,9 @@ struct Violation {
 };
 
 struct Result {
-  std::string verdict;  ///< "pass", "fail" or "incomplete" (a limit reached)
-  /// The limit that stopped an incomplete run: "states", "seconds", or "saved" (Options::save_dir).
-  std::string limit;
+  Verdict verdict = Verdict::incomplete;
+  /// The limit that stopped an incomplete run (Limit::none otherwise).
+  Limit limit = Limit::none;
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
   double seconds = 0;                 ///< wall clock
@@ -122,7 +148,7 @@ struct Result {
   /// "Parts"); 0 in safety runs and runs stopped before the analysis.
   unsigned analysis_parts = 0;
   /// Processor seconds per phase (Progress::phase), in the order the run went through them.
-  std::vector<std::pair<std::string, double>> phase_cpu_seconds;
+  std::vector<std::pair<Phase, double>> phase_cpu_seconds;
   std::vector<Violation> violations;
 };
 
