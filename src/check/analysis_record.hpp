@@ -30,13 +30,16 @@ struct AnalysisRecord {
   double seconds = 0;                                       ///< wall seconds of the analysis, all sittings
 };
 
-/// Reads the record at `path` if it is one of run `run`; an empty record otherwise (none yet, or
-/// one of other options: the analysis starts over and replaces it). A malformed record is an error.
-AnalysisRecord read_analysis(const std::string& path, const std::string& run);
+/// Reads the record `analysis` in `dir` if it is one of run `run`; an empty record otherwise (none
+/// yet, one of other options, or of an earlier format: the analysis starts over and replaces it).
+/// A record of this run whose checksum does not match, or that is malformed or names a node,
+/// stored state or part that the exploration `x` has not, is an error (CheckpointError).
+AnalysisRecord read_analysis(const std::string& dir, const std::string& run, const Exploration& x);
 
-/// Writes the record (to a new file, then renamed over the old one: a record is whole or absent).
-/// A record that cannot be written costs only the work a later run would redo: it is skipped.
-void write_analysis(const std::string& path, const AnalysisRecord& rec);
+/// Writes the record `analysis` into `dir` (to a new file, then renamed over the old one: a
+/// record is whole or absent), its checksum last. A record that cannot be written costs only the
+/// work a later run would redo: it is skipped.
+void write_analysis(const std::string& dir, const AnalysisRecord& rec);
 
 /// The analysis's record in a run: read from beside the checkpoint and kept there after each step
 /// when resuming; empty, and never written, otherwise.
@@ -46,7 +49,8 @@ struct AnalysisLog {
   /// Writes the record with the times so far (when resuming).
   void save(const Exploration& x);
   bool keep = false;
-  std::string path;
+  std::string dir;   ///< where it is kept: the checkpoint's directory
+  std::string path;  ///< dir + "/analysis", for messages
   AnalysisRecord record;
 };
 

@@ -131,4 +131,11 @@ Result check(const Instance& inst, const Options& opt) {
   return x.finish();
 }
 
+void verify_checkpoint(const Instance& inst, const Options& opt) {
+  if (opt.resume_dir.empty()) throw std::invalid_argument("check: no checkpoint to verify (Options::resume_dir)");
+  detail::Exploration x(inst, opt);
+  detail::load_checkpoint(x);
+  const detail::AnalysisLog log(x);  // reads and checks the record of the analysis, if there is one
+}
+
 }  // namespace lmx::check

@@ -104,14 +104,14 @@ struct Graph {
     code_begin_.keep_in_file();
   }
 
-  /// Saves the finished graph to files named from `prefix`, after shrink(): the copies need the
-  /// disk.
-  void save(const std::string& prefix) {
+  /// Saves the finished graph to the files of a checkpoint named from `prefix`, after shrink():
+  /// the copies need the disk.
+  void save(FileSet& out, const std::string& prefix) {
     shrink();
-    state_begin.save(prefix + "state_begin");
-    flags.save(prefix + "flags.bin");
-    code_.save(prefix + "code.bin", 8);  // the 8 readable bytes past the end that next() loads
-    code_begin_.save(prefix + "code_begin");
+    state_begin.save(out, prefix + "state_begin");
+    flags.save(out, prefix + "flags.bin");
+    code_.save(out, prefix + "code.bin", 8);  // the 8 readable bytes past the end that next() loads
+    code_begin_.save(out, prefix + "code_begin");
   }
   /// Gives back the columns' spare space (Column::shrink): memory, or with keep_in_files the
   /// disk blocks of files grown by doubling, which hold up to twice the graph.
@@ -122,7 +122,7 @@ struct Graph {
     code_begin_.shrink();
   }
   /// Reads back a graph saved by save() (after keep_renamings with the same nodes and with k set),
-  /// mapped read-only; finished.
+  /// mapped read-only; finished. Throws if its files do not fit together; verify() checks the rest.
   void load(const std::string& prefix) {
     state_begin.load(prefix + "state_begin");
     flags.load(prefix + "flags.bin");
@@ -132,6 +132,14 @@ struct Graph {
       throw std::runtime_error("check: the graph saved at " + prefix + " does not match");
     sink_ = sink_target;
   }
+
+  /// Whether a graph read back (load) is one the exploration of `states` states and `nodes` nodes
+  /// could have written, so that reading it never leaves its files and every target is a state:
+  /// offsets non-decreasing and inside the actions and the code, flags of known bits and nodes,
+  /// every target coded as save() codes it (a prefix varint of at most 6 bytes, a renaming among
+  /// the permutations of the nodes), inside its state's code, which it fills exactly, and below
+  /// `states`. Returns an empty text, or what is wrong (graph.cpp).
+  [[nodiscard]] std::string verify(std::size_t states, unsigned nodes) const;
 
   [[nodiscard]] unsigned outcomes(std::uint64_t a) const { return (flags[a] & flag_probabilistic) ? k : 1; }
   [[nodiscard]] std::size_t states() const { return state_begin.size() - 1; }  // after finish()

@@ -1,6 +1,7 @@
 // An instance of the checker and the names of its results: parsing --edges, validating, describing
 // (docs/checker.md).
-#include <sstream>
+#include <algorithm>
+#include <charconv>
 #include <string>
 
 #include "lmx/check/checker.hpp"
@@ -9,38 +10,56 @@ namespace lmx::check {
 
 std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned, unsigned>>& out) {
   out.clear();
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    const auto dash = item.find('-');
-    if (dash == std::string::npos) return "edge '" + item + "' is not of the form U-V";
-    try {
-      out.emplace_back(static_cast<unsigned>(std::stoul(item.substr(0, dash))),
-                       static_cast<unsigned>(std::stoul(item.substr(dash + 1))));
-    } catch (...) {
-      return "edge '" + item + "' is not of the form U-V";
-    }
+  if (text.empty()) return {};  // no edges
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty())
+      return "--edges: an empty item in '" + text + "' (edges are U-V, separated by commas; '' for none)";
+    const std::size_t dash = item.find('-');
+    unsigned u = 0, v = 0;
+    auto number = [&](std::size_t from, std::size_t to, unsigned& n) {
+      const char* first = item.data() + from;
+      const char* last = item.data() + to;
+      const auto [end, ec] = std::from_chars(first, last, n);
+      return first != last && *first >= '0' && *first <= '9' && ec == std::errc{} && end == last;
+    };
+    if (dash == std::string::npos || !number(0, dash, u) || !number(dash + 1, item.size(), v))
+      return "--edges: item '" + item + "' is not of the form U-V (two node numbers, digits only, joined by '-')";
+    if (u == v) return "--edges: item '" + item + "' joins node " + std::to_string(u) + " to itself";
+    out.emplace_back(u, v);
+    if (comma == std::string::npos) return {};
+    start = comma + 1;
   }
-  return {};
 }
 
 std::string validate(const Instance& inst) {
-  if (inst.nodes < 1 || inst.nodes > max_nodes) return "--nodes must be 1.." + std::to_string(max_nodes);
-  if (inst.delta < 1 || inst.delta > max_delta) return "--delta must be 1.." + std::to_string(max_delta);
-  if (inst.k < core::k_min || inst.k > core::k_max) return "--k must be 2..32";
-  if (inst.locks > 15) return "--locks must be at most 15";
-  if (inst.max_changes > 15) return "--max-changes must be at most 15";
+  auto range = [](const char* flag, unsigned value, unsigned low, unsigned high) {
+    return std::string(flag) + " must be " + std::to_string(low) + ".." + std::to_string(high) + ", not " +
+           std::to_string(value);
+  };
+  if (inst.nodes < 1 || inst.nodes > max_nodes) return range("--nodes", inst.nodes, 1, max_nodes);
+  if (inst.delta < 1 || inst.delta > max_delta) return range("--delta", inst.delta, 1, max_delta);
+  if (inst.k < core::k_min || inst.k > core::k_max) return range("--k", inst.k, core::k_min, core::k_max);
+  if (inst.locks > 15) return "--locks must be 1..15 or unbounded, not " + std::to_string(inst.locks);
+  if (inst.max_changes > 15) return range("--max-changes", inst.max_changes, 0, 15);
   std::vector<unsigned> degree(inst.nodes, 0);
   for (std::size_t i = 0; i < inst.edges.size(); ++i) {
     auto [u, v] = inst.edges[i];
-    if (u >= inst.nodes || v >= inst.nodes || u == v)
-      return "edge " + std::to_string(u) + "-" + std::to_string(v) + " is not between two distinct nodes";
+    const std::string item = "--edges: item '" + std::to_string(u) + "-" + std::to_string(v) + "'";
+    if (u == v) return item + " joins node " + std::to_string(u) + " to itself";
+    if (u >= inst.nodes || v >= inst.nodes)
+      return item + " names node " + std::to_string(std::max(u, v)) + ", but the nodes are 0.." +
+             std::to_string(inst.nodes - 1);
     for (std::size_t j = 0; j < i; ++j)
       if ((inst.edges[j].first == u && inst.edges[j].second == v) ||
           (inst.edges[j].first == v && inst.edges[j].second == u))
-        return "edge " + std::to_string(u) + "-" + std::to_string(v) + " given twice";
-    if (++degree[u] > inst.delta || ++degree[v] > inst.delta) return "a node has more than Delta neighbours";
+        return item + " repeats the edge " + std::to_string(inst.edges[j].first) + "-" +
+               std::to_string(inst.edges[j].second);
+    for (unsigned w : {u, v})
+      if (++degree[w] > inst.delta)
+        return item + " gives node " + std::to_string(w) + " " + std::to_string(degree[w]) +
+               " neighbours, more than --delta " + std::to_string(inst.delta);
   }
   return {};
 }

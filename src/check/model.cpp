@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 #include "packing.hpp"
@@ -213,6 +214,118 @@ void Model::unpack(const std::uint8_t* in, Global& g) const {
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};
   }
+}
+
+// What a checkpoint holds is read back only after it is checked here: a packed field can hold
+// values that no state packs to (a bag's rank past the last bag, a link to a node the instance does
+// not have), and unpacking them would read out of range.
+bool Model::unpack_node_checked(BitReader& in, NodeRec& r) const {
+  const unsigned delta = inst_.delta;
+  r = NodeRec{};
+  r.link.fill(no_link);
+  auto* s = reinterpret_cast<std::uint8_t*>(&r.s);
+  for (std::size_t i = 0; i < planes_offset + planes_; ++i) s[i] = static_cast<std::uint8_t>(in.get(reg_bits_));
+  const std::uint32_t lock = in.get(lock_bits_);
+  if (lock > delta + 1) return false;
+  r.s.lock_port = lock == 0 ? core::no_port : static_cast<core::Port>(lock - 1);
+  const std::uint32_t state = in.get(state_bits), phase = in.get(phase_bits);
+  if (state > static_cast<std::uint32_t>(core::InitiatorState::unlock) ||
+      phase > static_cast<std::uint32_t>(core::ParticipantPhase::compete))
+    return false;
+  r.s.state = static_cast<core::InitiatorState>(state);
+  r.s.phase = static_cast<core::ParticipantPhase>(phase);
+  r.d = static_cast<std::uint8_t>(in.get(reg_bits_));
+  r.persist = static_cast<std::uint8_t>(in.get(reg_bits_));
+  const std::uint32_t locks_left = in.get(locks_bits_);
+  if (!unbounded_locks_ && locks_left > inst_.locks) return false;
+  r.locks_left = static_cast<std::uint8_t>(locks_left);
+  for (unsigned p = 0; p < delta; ++p) {
+    const std::uint32_t lk = in.get(link_bits_);
+    if (lk > inst_.nodes * delta) return false;
+    if (lk != 0) r.link[p] = static_cast<std::uint8_t>((lk - 1) / delta << 4 | ((lk - 1) % delta + 1));
+  }
+  for (unsigned p = 0; p <= delta; ++p) {
+    const std::uint32_t rank = in.get(bag_bits_);
+    if (rank >= bags_by_rank_.size()) return false;
+    r.chan[p] = bags_by_rank_[rank];
+  }
+  for (unsigned p = 0; p <= delta; ++p)
+    if (r.s.priorities.get(static_cast<core::Port>(p)) >= inst_.k) return false;
+  return true;
+}
+
+bool Model::record_is_valid(const std::uint8_t* rec) const {
+  BitReader in{rec, rec + node_bytes_};
+  NodeRec r;
+  if (!unpack_node_checked(in, r)) return false;
+  const unsigned spare = static_cast<unsigned>(8 * node_bytes_ - node_bits_);
+  return spare == 0 || in.get(spare) == 0;
+}
+
+bool Model::stored_is_valid(const std::uint8_t* in) const {
+  BitReader rd{in, in + stride_};
+  Global g;
+  const std::uint32_t changes = rd.get(changes_bits_);
+  if (changes > inst_.max_changes) return false;
+  g.changes_left = static_cast<std::uint8_t>(changes);
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    if (!collapse_) {
+      if (!unpack_node_checked(rd, g.n[u])) return false;
+      continue;
+    }
+    const std::uint32_t id = rd.get(id_bits_);
+    if (id >= records_.size()) return false;
+    const std::uint8_t* rec = records_.at(id);
+    BitReader node{rec, rec + node_bytes_};
+    unpack_node(node, g.n[u]);  // a restored record: checked already (record_is_valid)
+  }
+  const unsigned used = changes_bits_ + inst_.nodes * (collapse_ ? id_bits_ : node_bits_);
+  const unsigned spare = static_cast<unsigned>(8 * stride_ - used);
+  if (spare != 0 && rd.get(spare) != 0) return false;
+  return is_valid(g);
+}
+
+bool Model::is_valid(const Global& g) const {
+  const unsigned delta = inst_.delta;
+  const unsigned ports = (1u << (delta + 1)) - 1;  // the port sets' bits: ports 0..Delta
+  if (g.changes_left > inst_.max_changes) return false;
+  for (unsigned u = 0; u < max_nodes; ++u) {
+    const NodeRec& r = g.n[u];
+    if (u >= inst_.nodes) {
+      const NodeRec empty{};
+      if (std::memcmp(&r, &empty, sizeof r) != 0) return false;
+      continue;
+    }
+    const auto* s = reinterpret_cast<const std::uint8_t*>(&r.s);
+    for (std::size_t i = 0; i < planes_offset + core::priority_planes; ++i)
+      if ((s[i] & ~ports) != 0 || (i >= planes_offset + planes_ && s[i] != 0)) return false;
+    for (unsigned p = 0; p <= delta; ++p)
+      if (r.s.priorities.get(static_cast<core::Port>(p)) >= inst_.k) return false;
+    if (r.s.lock_port != core::no_port && r.s.lock_port > delta) return false;
+    if (r.s.state > core::InitiatorState::unlock || r.s.phase > core::ParticipantPhase::compete) return false;
+    if ((r.d & ~ports) != 0 || (r.persist & ~ports) != 0 || r.pad != 0) return false;
+    if (r.locks_left > (unbounded_locks_ ? 0u : inst_.locks)) return false;
+    unsigned peers = 0;  // bit v: linked to node v
+    for (unsigned p = 1; p <= max_delta; ++p) {
+      const std::uint8_t lk = r.link[p - 1];
+      if (lk == no_link) continue;
+      const unsigned v = lk >> 4, pv = lk & 15u;
+      if (p > delta || v >= inst_.nodes || v == u || pv < 1 || pv > delta || ((peers >> v) & 1u) != 0) return false;
+      if (g.n[v].link[pv - 1] != (u << 4 | p)) return false;
+      peers |= 1u << v;
+    }
+    for (unsigned p = 0; p <= max_delta; ++p) {
+      const auto& bag = r.chan[p];
+      for (unsigned i = 0; i < channel_capacity; ++i) {
+        if (bag[i] == 0) {
+          if (i + 1 < channel_capacity && bag[i + 1] != 0) return false;  // the empty slots last
+          continue;
+        }
+        if (p > delta || dense_[bag[i]] == 0 || (i > 0 && bag[i - 1] > bag[i])) return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace lmx::check::detail

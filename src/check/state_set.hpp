@@ -84,8 +84,8 @@ class StateSet {
     if (table_.bytes() != 0) return;
     rebuild();
   }
-  /// Saves the stored states to a file at `path`.
-  void save(const std::string& path) const { save_file(path, arena_.data(), count_ * stride_); }
+  /// Saves the stored states to the file `name` of a checkpoint.
+  void save(FileSet& out, const std::string& name) const { out.write(name, arena_.data(), count_ * stride_); }
   /// The stored states become those saved at `path` (mapped read-only, as by move_states_to_file),
   /// without an index: restore_index() builds it, sized as the insertions would have.
   void load(const std::string& path) {

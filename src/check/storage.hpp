@@ -17,7 +17,10 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "checksum.hpp"
 
 namespace lmx::check::detail {
 
@@ -31,22 +34,19 @@ inline int temporary_file() {
   return fd;
 }
 
-/// Writes all `n` bytes at `p` to `fd`; false on an error (a full disk).
+/// Writes all `n` bytes at `p` to `fd`; false on an error (a full disk), with errno saying which.
 inline bool write_all(int fd, const void* p, std::size_t n) {
   const auto* bytes = static_cast<const std::uint8_t*>(p);
   while (n > 0) {
     const ssize_t written = ::write(fd, bytes, std::min<std::size_t>(n, std::size_t{1} << 30));
-    if (written <= 0) return false;
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      if (written == 0) errno = EIO;
+      return false;
+    }
     bytes += written, n -= static_cast<std::size_t>(written);
   }
   return true;
-}
-
-/// Creates (or empties) the file at `path` for writing; throws, naming it, if it cannot.
-inline int create_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("check: cannot create " + path + ": " + std::strerror(errno));
-  return fd;
 }
 
 /// Opens the file at `path` for reading and gives its size; throws, naming it, if it cannot.
@@ -54,20 +54,104 @@ inline int open_file(const std::string& path, std::size_t& bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
   if (fd < 0 || fstat(fd, &st) != 0) {
+    const int error = errno;
     if (fd >= 0) close(fd);
-    throw std::runtime_error("check: cannot read " + path + ": " + std::strerror(errno));
+    throw std::runtime_error("check: cannot read " + path + ": " + std::strerror(error));
   }
   bytes = static_cast<std::size_t>(st.st_size);
   return fd;
 }
 
-/// Writes `n` bytes at `p` to a new file at `path`, then `pad` zero bytes; throws on an error.
-inline void save_file(const std::string& path, const void* p, std::size_t n, std::size_t pad = 0) {
-  static constexpr std::array<std::uint8_t, 64> zeros{};
-  const int fd = create_file(path);
-  const bool ok = pad <= zeros.size() && write_all(fd, p, n) && write_all(fd, zeros.data(), pad);
-  if (close(fd) != 0 || !ok) throw std::runtime_error("check: cannot write " + path + " (disk full?)");
-}
+/// The files of a checkpoint, written into one directory each whole or not at all: a file's bytes
+/// go to NAME.part, every write checked, are flushed to the disk, and only then is it renamed to
+/// NAME; the size and checksum of each are kept for the header (docs/checker.md, "The
+/// checkpoint's format"). Any failure throws an error that names the file and says why, and
+/// leaves no NAME.part behind.
+class FileSet {
+ public:
+  struct Entry {
+    std::string name;
+    std::uint64_t bytes = 0;
+    std::uint64_t checksum = 0;
+  };
+
+  /// One file, written piece by piece, then committed.
+  class Writer {
+   public:
+    Writer(FileSet& set, std::string name) : set_(set), name_(std::move(name)) {
+      fd_ = ::open(part_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd_ < 0) fail("cannot create");
+    }
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    ~Writer() {
+      if (fd_ < 0) return;  // committed (or never opened)
+      close(fd_);
+      ::unlink(part_path().c_str());
+    }
+    void write(const void* p, std::size_t n) {
+      if (!write_all(fd_, p, n)) fail("cannot write");
+      sum_.update(p, n);
+      bytes_ += n;
+    }
+    /// Flushes the file to the disk, closes it and gives it its name.
+    void commit() {
+      if (fsync(fd_) != 0) fail("cannot write");
+      const int fd = fd_;
+      fd_ = -1;
+      if (close(fd) != 0) {
+        const int error = errno;
+        ::unlink(part_path().c_str());
+        errno = error;
+        fail("cannot write");
+      }
+      if (std::rename(part_path().c_str(), (set_.dir_ + "/" + name_).c_str()) != 0) {
+        const int error = errno;
+        ::unlink(part_path().c_str());
+        errno = error;
+        fail("cannot rename to its name");
+      }
+      set_.entries_.push_back(Entry{name_, bytes_, sum_.digest()});
+    }
+
+   private:
+    [[nodiscard]] std::string part_path() const { return set_.dir_ + "/" + name_ + ".part"; }
+    [[noreturn]] void fail(const char* what) const {
+      throw std::runtime_error("check: " + std::string(what) + " " + set_.dir_ + "/" + name_ + ": " +
+                               std::strerror(errno));
+    }
+    FileSet& set_;
+    std::string name_;
+    int fd_ = -1;
+    Checksum sum_;
+    std::uint64_t bytes_ = 0;
+  };
+
+  explicit FileSet(std::string dir) : dir_(std::move(dir)) {}
+  /// Writes the file NAME: `n` bytes at `p`, then `pad` zero bytes.
+  void write(const std::string& name, const void* p, std::size_t n, std::size_t pad = 0) {
+    static constexpr std::array<std::uint8_t, 64> zeros{};
+    if (pad > zeros.size()) throw std::logic_error("check: a file's padding is too long");
+    Writer w(*this, name);
+    w.write(p, n);
+    w.write(zeros.data(), pad);
+    w.commit();
+  }
+  /// Flushes the directory itself to the disk, so that the renames are there too.
+  void sync_directory() const {
+    const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool ok = fd >= 0 && fsync(fd) == 0;
+    const int error = errno;
+    if (fd >= 0) close(fd);
+    if (!ok) throw std::runtime_error("check: cannot write " + dir_ + ": " + std::strerror(error));
+  }
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::string dir_;
+  std::vector<Entry> entries_;
+};
 
 /// Zero-initialised anonymous memory that grows without copying (mremap) and asks for transparent
 /// huge pages: the index and the arena are read at random, and with 4 KiB pages nearly every
@@ -203,8 +287,10 @@ class Column {
   void keep_in_file() { region_.keep_in_file(); }
   /// Gives back the space past the values and the 8 readable bytes after them (Region::shrink).
   void shrink() { region_.shrink(size_ * sizeof(T) + 16); }
-  /// Writes the values to a file, then `pad` zero bytes.
-  void save(const std::string& path, std::size_t pad = 0) const { save_file(path, data(), size_ * sizeof(T), pad); }
+  /// Writes the values to the file `name` of a checkpoint, then `pad` zero bytes.
+  void save(FileSet& out, const std::string& name, std::size_t pad = 0) const {
+    out.write(name, data(), size_ * sizeof(T), pad);
+  }
   /// The values become those saved at `path` (with the same `pad`), mapped read-only: no pushes
   /// after it.
   void load(const std::string& path, std::size_t pad = 0) {
@@ -245,19 +331,20 @@ class FileColumn {
   }
   [[nodiscard]] bool in_file() const { return fd_ >= 0; }
   [[nodiscard]] std::size_t size() const { return fd_ < 0 ? memory_.size() : flushed_ + buffer_.size(); }
-  /// Writes every value to a new file at `path`.
-  void save(const std::string& path) {
-    if (fd_ < 0) return memory_.save(path);
+  /// Writes every value to the file `name` of a checkpoint.
+  void save(FileSet& out, const std::string& name) {
+    if (fd_ < 0) return memory_.save(out, name);
     flush();
-    const int out = create_file(path);
+    FileSet::Writer w(out, name);
     std::vector<std::uint8_t> chunk(std::size_t{1} << 20);
-    bool ok = true;
-    for (std::size_t at = 0, total = flushed_ * sizeof(T); ok && at < total;) {
+    for (std::size_t at = 0, total = flushed_ * sizeof(T); at < total;) {
       const ssize_t got = pread(fd_, chunk.data(), std::min(chunk.size(), total - at), static_cast<off_t>(at));
-      ok = got > 0 && write_all(out, chunk.data(), static_cast<std::size_t>(got));
-      at += ok ? static_cast<std::size_t>(got) : 0;
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw std::runtime_error("check: cannot read back the temporary file of parent links");
+      w.write(chunk.data(), static_cast<std::size_t>(got));
+      at += static_cast<std::size_t>(got);
     }
-    if (close(out) != 0 || !ok) throw std::runtime_error("check: cannot write " + path + " (disk full?)");
+    w.commit();
   }
   /// The values become those saved at `path`, read from the file as they are needed.
   void load(const std::string& path) {
@@ -319,7 +406,7 @@ class BlockOffsets {
   }
   void push_back(std::uint64_t v) {
     const std::size_t i = narrow_.size();
-    if (i % block == 0) blocks_.push_back(Block{v, no_segment});
+    if (i % block == 0) blocks_.push_back(Block{v, no_segment, 0});
     Block& b = blocks_.back();
     const std::uint64_t d = v - b.base;
     if (b.segment == no_segment && d > 0xFFFF) {  // this block goes wide: its values so far move
@@ -346,13 +433,16 @@ class BlockOffsets {
     narrow_.shrink();
     wide_.shrink();
   }
-  /// Saves the offsets to three files: `prefix` plus ".blocks", ".narrow" and ".wide".
-  void save(const std::string& prefix) const {
-    save_file(prefix + ".blocks", blocks_.data(), blocks_.size() * sizeof(Block));
-    narrow_.save(prefix + ".narrow");
-    wide_.save(prefix + ".wide");
+  /// Saves the offsets to three files of a checkpoint: `prefix` plus ".blocks", ".narrow" and ".wide".
+  void save(FileSet& out, const std::string& prefix) const {
+    out.write(prefix + ".blocks", blocks_.data(), blocks_.size() * sizeof(Block));
+    narrow_.save(out, prefix + ".narrow");
+    wide_.save(out, prefix + ".wide");
   }
-  /// Reads back what save wrote: the blocks into memory, the values mapped read-only.
+  /// Reads back what save wrote: the blocks into memory, the values mapped read-only. Throws if
+  /// the files do not fit together: a block count that is not the values', a wide block's segment
+  /// outside the wide values (so that reading any offset stays inside them). Whether the offsets
+  /// are non-decreasing is for verify().
   void load(const std::string& prefix) {
     Column<Block> blocks;
     blocks.load(prefix + ".blocks");
@@ -361,13 +451,28 @@ class BlockOffsets {
     if (blocks.size() != (narrow_.size() + block - 1) / block || wide_.size() % block != 0)
       throw std::runtime_error("check: the offsets saved at " + prefix + " do not match");
     blocks_.assign(blocks.data(), blocks.data() + blocks.size());
+    for (const Block& b : blocks_)
+      if (b.segment != no_segment && b.segment >= wide_.size() / block)
+        throw std::runtime_error("check: the offsets saved at " + prefix + " do not match");
+  }
+  /// Whether the offsets are non-decreasing, begin at `first` and end at most at `last`.
+  [[nodiscard]] bool verify(std::uint64_t first, std::uint64_t last) const {
+    if (size() == 0 || (*this)[0] != first) return false;
+    std::uint64_t previous = first;
+    for (std::size_t i = 0; i < size(); ++i) {
+      const std::uint64_t v = (*this)[i];
+      if (v < previous || v > last) return false;
+      previous = v;
+    }
+    return true;
   }
 
  private:
   static constexpr std::uint32_t no_segment = UINT32_MAX;
   struct Block {
     std::uint64_t base;
-    std::uint32_t segment;  ///< its 32-bit differences in wide_, from segment * block; or no_segment
+    std::uint32_t segment;     ///< its 32-bit differences in wide_, from segment * block; or no_segment
+    std::uint32_t unused = 0;  ///< saved as it is: so that a save's bytes are the same every time
   };
   std::vector<Block> blocks_;
   Column<std::uint16_t> narrow_;

@@ -43,6 +43,15 @@ TEST(Checker, ParsesAndValidatesInstances) {
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e[1], std::make_pair(1u, 2u));
   EXPECT_NE(lmx::check::parse_edges("0:1", e), "");
+  EXPECT_EQ(lmx::check::parse_edges("", e), "");  // no edges
+  EXPECT_TRUE(e.empty());
+  // Each item exactly U-V, digits only, two distinct nodes; the error names the item.
+  for (const char* bad : {"0-1-2", "0-1,,1-2", "0-1,", ",0-1", " 0-1", "0-1 ", "+0-1", "0-+1", "-1", "1-", "0--1",
+                          "0-4294967296", "1-1"}) {
+    const std::string said = lmx::check::parse_edges(bad, e);
+    EXPECT_EQ(said.rfind("--edges: ", 0), 0u) << bad << ": " << said;
+  }
+  EXPECT_NE(lmx::check::parse_edges("0-1,2-2", e).find("item '2-2'"), std::string::npos);
   Instance i = two_nodes(Variant::paper, 1, 0);
   EXPECT_EQ(lmx::check::validate(i), "");
   i.edges = {{0, 0}};
@@ -52,7 +61,14 @@ TEST(Checker, ParsesAndValidatesInstances) {
   i = two_nodes(Variant::paper, 1, 0);
   i.nodes = 3;
   i.edges = {{0, 1}, {0, 2}};  // node 0 would need Delta = 2
-  EXPECT_NE(lmx::check::validate(i), "");
+  EXPECT_NE(lmx::check::validate(i).find("item '0-2' gives node 0 2 neighbours"), std::string::npos);
+  i.edges = {{0, 3}};
+  EXPECT_NE(lmx::check::validate(i).find("item '0-3' names node 3"), std::string::npos);
+  i.edges = {{2, 1}, {1, 2}};
+  EXPECT_NE(lmx::check::validate(i).find("item '1-2' repeats the edge 2-1"), std::string::npos);
+  i.edges = {};
+  i.k = 40;
+  EXPECT_EQ(lmx::check::validate(i), "--k must be 2..32, not 40");
 }
 
 // E2: on a single static edge the paper's algorithm can deadlock in COMPETE.

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "lmx/check/checker.hpp"
@@ -64,6 +66,41 @@ inline std::string read_text(const std::filesystem::path& path) {
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+/// A checksum as the checkpoint's header and the record of the analysis write it.
+inline std::string checksum_hex(const std::string& bytes) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(checkpoint_checksum(bytes.data(), bytes.size())));
+  return text;
+}
+
+/// A text that ends with its checksum line (the header, the record of the analysis), without it.
+inline std::string unsealed(const std::string& text) {
+  const auto last = text.rfind("\nchecksum ");
+  return last == std::string::npos ? text : text.substr(0, last + 1);
+}
+
+/// `body` with its checksum line: as the checker writes it, so that a test can change a field and
+/// have it read (and checked) as the checker's own.
+inline std::string sealed(const std::string& body) { return body + "checksum " + checksum_hex(body) + "\n"; }
+
+/// Makes the checkpoint in `dir` consistent with its files as they are now: each file's size and
+/// checksum in the header, then the header's checksum. So a test can change what a file holds
+/// and see what the checks of its contents say, past the checksums.
+inline void reseal_checkpoint(const std::filesystem::path& dir) {
+  std::istringstream in(unsealed(read_text(dir / "checkpoint")));
+  std::string body;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("file ", 0) == 0) {
+      const std::string name = line.substr(5, line.find(' ', 5) - 5);
+      const std::string bytes = read_text(dir / name);
+      line = "file " + name + " " + std::to_string(bytes.size()) + " " + checksum_hex(bytes);
+    }
+    body += line + "\n";
+  }
+  write_text(dir / "checkpoint", sealed(body));
 }
 
 }  // namespace lmx::check::testing

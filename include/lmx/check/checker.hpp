@@ -3,8 +3,10 @@
 // (docs/checker.md explains the method and what it proves).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -157,7 +159,28 @@ std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned,
 /// Validates an instance; returns an error text (empty when valid).
 std::string validate(const Instance& inst);
 
+/// Runs the checker. Throws std::invalid_argument for inconsistent options, CheckpointError for a
+/// checkpoint that cannot be resumed, std::runtime_error for a save that cannot be written.
 Result check(const Instance& inst, const Options& opt = {});
+
+/// A saved exploration that cannot be resumed: missing, truncated, corrupt (a checksum differs),
+/// of another format version or another run, or inconsistent. what() is one line naming the
+/// directory, the file and what is wrong with it.
+struct CheckpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Everything --resume checks of the exploration saved in opt.resume_dir before it analyses
+/// anything (docs/checker.md, "The checkpoint's format"): the header's format version, checksum,
+/// fields and run; each file's presence, size and checksum; the counts against the files; and the
+/// files' contents (node records, stored states, parent links, the graph's offsets and targets,
+/// the record of the analysis), so that the analysis reads nothing out of range. Throws
+/// CheckpointError. check() with the same instance and options runs exactly these checks first.
+void verify_checkpoint(const Instance& inst, const Options& opt);
+
+/// The 64-bit checksum a checkpoint's header records for each of its files and, on its last
+/// line, for the header's own bytes before that line (docs/checker.md, "The checkpoint's format").
+std::uint64_t checkpoint_checksum(const void* data, std::size_t size);
 
 /// A one-line description of the instance ("paper n=2 edges=0-1 delta=1 k=2 locks=2 changes=2").
 std::string describe(const Instance& inst);
