@@ -162,7 +162,8 @@ AnalysisLog::AnalysisLog(Exploration& x) : keep(x.resuming) {
                           " parts=" + (x.opt.split_parts ? "1" : "0");
   record = read_analysis(dir, run, x);
   auto& phases = x.res.phase_cpu_seconds;
-  for (const auto& [phase, secs] : record.phase_cpu_seconds) {
+  for (const auto& [recorded, secs] : record.phase_cpu_seconds) {
+    const Phase phase = recorded;  // (a structured binding is not captured by every compiler's lambdas)
     auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) { return e.first == phase; });
     if (it == phases.end()) it = phases.emplace(phases.end(), phase, 0.0);
     it->second += secs;

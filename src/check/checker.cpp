@@ -16,10 +16,10 @@ namespace lmx::check {
 
 namespace detail {
 
-Exploration::Exploration(const Instance& instance, const Options& options)
+Exploration::Exploration(const Instance& instance, const Options& options, std::size_t memo_slots)
     : inst(instance),
       opt(options),
-      model(instance, Model::default_memo_slots, options.collapse),
+      model(instance, memo_slots, options.collapse),
       symmetry(options.symmetry),
       saving(!options.save_dir.empty()),
       resuming(!options.resume_dir.empty()),
@@ -133,7 +133,7 @@ Result check(const Instance& inst, const Options& opt) {
 
 void verify_checkpoint(const Instance& inst, const Options& opt) {
   if (opt.resume_dir.empty()) throw std::invalid_argument("check: no checkpoint to verify (Options::resume_dir)");
-  detail::Exploration x(inst, opt);
+  detail::Exploration x(inst, opt, 1);
   detail::load_checkpoint(x);
   const detail::AnalysisLog log(x);  // reads and checks the record of the analysis, if there is one
 }

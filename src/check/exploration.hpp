@@ -81,7 +81,9 @@ void release(std::vector<T>& v) {
 /// The record of one run. Constructed from the instance and options (which it refers to: they
 /// outlive it); the phases below fill it in, in order.
 struct Exploration {
-  Exploration(const Instance& instance, const Options& options);
+  /// `memo_slots`: of the model's memo of node records (Model::default_memo_slots for a run; a
+  /// check of a checkpoint alone packs nothing and needs none).
+  Exploration(const Instance& instance, const Options& options, std::size_t memo_slots = Model::default_memo_slots);
 
   // Times (first: the run starts before its model is built): the run's, a resumed run's saved
   // exploration and its analysis in earlier sittings.

@@ -8,14 +8,33 @@
 
 namespace lmx::check {
 
+namespace {
+/// `text` in quotes, printable: a control or non-ASCII byte as \xNN, so that an error quoting the
+/// user's input stays one line.
+std::string printable(const std::string& text) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out = "'";
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+      continue;
+    }
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out + "'";
+}
+}  // namespace
+
 std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned, unsigned>>& out) {
   out.clear();
   if (text.empty()) return {};  // no edges
-  for (std::size_t start = 0;;) {
+  for (std::size_t start = 0, index = 1;; ++index) {
     const std::size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty())
-      return "--edges: an empty item in '" + text + "' (edges are U-V, separated by commas; '' for none)";
+      return "--edges: item " + std::to_string(index) + " is empty (edges are U-V, separated by commas; '' for none)";
     const std::size_t dash = item.find('-');
     unsigned u = 0, v = 0;
     auto number = [&](std::size_t from, std::size_t to, unsigned& n) {
@@ -25,8 +44,9 @@ std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned,
       return first != last && *first >= '0' && *first <= '9' && ec == std::errc{} && end == last;
     };
     if (dash == std::string::npos || !number(0, dash, u) || !number(dash + 1, item.size(), v))
-      return "--edges: item '" + item + "' is not of the form U-V (two node numbers, digits only, joined by '-')";
-    if (u == v) return "--edges: item '" + item + "' joins node " + std::to_string(u) + " to itself";
+      return "--edges: item " + printable(item) +
+             " is not of the form U-V (two node numbers, digits only, joined by '-')";
+    if (u == v) return "--edges: item " + printable(item) + " joins node " + std::to_string(u) + " to itself";
     out.emplace_back(u, v);
     if (comma == std::string::npos) return {};
     start = comma + 1;

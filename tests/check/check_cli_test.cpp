@@ -137,9 +137,10 @@ TEST(CheckCommand, EdgesAreParsedStrictly) {
   const std::string three = "check --nodes 3 --delta 2 --safety-only --max-states 1000 --edges ";
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"0-1-2", "item '0-1-2' is not of the form U-V"},
-      {"0-1,,1-2", "an empty item"},
-      {"0-1,", "an empty item"},
-      {",0-1", "an empty item"},
+      {"0-1,,1-2", "item 2 is empty"},
+      {"0-1,", "item 2 is empty"},
+      {",0-1", "item 1 is empty"},
+      {R"~("0-1,$(printf "1-2\nx")")~", R"~(item '1-2\x0ax' is not of the form U-V)~"},  // quoted on one line
       {"\" 0-1\"", "item ' 0-1' is not of the form U-V"},
       {"+0-1", "item '+0-1' is not of the form U-V"},
       {"0--1", "item '0--1' is not of the form U-V"},
@@ -176,6 +177,7 @@ TEST(CheckCommand, NumericOptionsAreRangeChecked) {
       {"--nodes 5", "--nodes must be a whole number from 1 to 4, not '5'"},
       {"--nodes -1", "--nodes must be a whole number from 1 to 4, not '-1'"},
       {"--nodes 2x", "--nodes must be a whole number from 1 to 4, not '2x'"},
+      {R"~(--nodes "$(printf "2\nx")")~", R"~(--nodes must be a whole number from 1 to 4, not '2\x0ax')~"},
       {"--nodes 99999999999999999999", "--nodes must be a whole number from 1 to 4"},
       {"--delta 0", "--delta must be a whole number from 1 to 3, not '0'"},
       {"--delta 4", "--delta must be a whole number from 1 to 3, not '4'"},

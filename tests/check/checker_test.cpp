@@ -52,6 +52,10 @@ TEST(Checker, ParsesAndValidatesInstances) {
     EXPECT_EQ(said.rfind("--edges: ", 0), 0u) << bad << ": " << said;
   }
   EXPECT_NE(lmx::check::parse_edges("0-1,2-2", e).find("item '2-2'"), std::string::npos);
+  EXPECT_EQ(lmx::check::parse_edges("0-1,,1-2", e).rfind("--edges: item 2 is empty", 0), 0u);
+  // The item is quoted printable, so that the error stays one line.
+  EXPECT_EQ(lmx::check::parse_edges("0-1,1-2\n\x80", e),
+            "--edges: item '1-2\\x0a\\x80' is not of the form U-V (two node numbers, digits only, joined by '-')");
   Instance i = two_nodes(Variant::paper, 1, 0);
   EXPECT_EQ(lmx::check::validate(i), "");
   i.edges = {{0, 0}};

@@ -36,6 +36,15 @@ struct Args {
   std::string progress_every = "0";
 };
 
+/// `text` in quotes, printable: a control or non-ASCII byte as \xNN, so that an error quoting the
+/// user's input stays one line.
+std::string printable(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text)
+    out += c >= 0x20 && c < 0x7f && c != '\\' ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  return out + "'";
+}
+
 /// The most states --max-states allows: a stored state is numbered in 32 bits.
 constexpr std::uint64_t most_states = 4'000'000'000;
 
@@ -45,7 +54,8 @@ std::uint64_t parse_whole(const std::string& flag, const std::string& text, std:
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (text.empty() || text[0] < '0' || text[0] > '9' || ec != std::errc{} || end != text.data() + text.size() ||
       n < low || n > high)
-    throw lmx::cli::Failure(fmt::format("{} must be a whole number from {} to {}, not '{}'", flag, low, high, text));
+    throw lmx::cli::Failure(
+        fmt::format("{} must be a whole number from {} to {}, not {}", flag, low, high, printable(text)));
   return n;
 }
 
@@ -55,14 +65,14 @@ double parse_seconds(const std::string& flag, const std::string& text, const cha
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
   if (text.empty() || !((text[0] >= '0' && text[0] <= '9') || text[0] == '.') || ec != std::errc{} ||
       end != text.data() + text.size() || !std::isfinite(d) || d < 0)
-    throw lmx::cli::Failure(fmt::format("{} must be 0 ({}) or more seconds, not '{}'", flag, zero, text));
+    throw lmx::cli::Failure(fmt::format("{} must be 0 ({}) or more seconds, not {}", flag, zero, printable(text)));
   return d;
 }
 
 /// --locks: 1..15 or "unbounded" (0 would be an instance without requests, which proves nothing).
 unsigned parse_locks(const std::string& text) {
   if (text == "unbounded") return lmx::check::unbounded_locks;
-  const std::string error = "--locks must be 1..15 or unbounded, not '" + text + "'";
+  const std::string error = "--locks must be 1..15 or unbounded, not " + printable(text);
   if (text.empty() || text.size() > 2 || text.find_first_not_of("0123456789") != std::string::npos)
     throw lmx::cli::Failure(error);
   const unsigned n = static_cast<unsigned>(std::stoul(text));
@@ -165,7 +175,7 @@ const lmx::cli::Register reg{
          }
          lmx::check::Instance inst;
          if (!lmx::core::parse_variant(a.variant, inst.variant))
-           throw lmx::cli::Failure("unknown variant " + a.variant);
+           throw lmx::cli::Failure("unknown variant " + printable(a.variant));
          inst.nodes = static_cast<unsigned>(parse_whole("--nodes", a.nodes, 1, lmx::check::max_nodes));
          inst.delta = static_cast<unsigned>(parse_whole("--delta", a.delta, 1, lmx::check::max_delta));
          inst.k = static_cast<unsigned>(parse_whole("--k", a.k, lmx::core::k_min, lmx::core::k_max));
