@@ -43,7 +43,7 @@ void run(benchmark::State& state, const Instance& inst, bool liveness, bool symm
     const auto r = lmx::check::check(inst, opt);
     states += r.states;
     bytes = r.bytes_per_state;
-    benchmark::DoNotOptimize(r.verdict.data());
+    benchmark::DoNotOptimize(r.verdict);
   }
   state.counters["states/s"] = benchmark::Counter(static_cast<double>(states), benchmark::Counter::kIsRate);
   state.counters["bytes/state"] = static_cast<double>(bytes);

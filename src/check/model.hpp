@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -82,8 +83,8 @@ struct Outcome {
   std::uint8_t persistent = 0;    ///< p3: the persistent neighbourhood (bit mask)
 };
 
-/// "P3" or "internal" for a problem.
-[[nodiscard]] const char* problem_kind(Problem p);
+/// The property a transition's problem breaks: P3, or internal for the others.
+[[nodiscard]] Property problem_kind(Problem p);
 /// The explanation of a transition's problem ("internal: ...", "P3: ...").
 [[nodiscard]] std::string problem_text(const Outcome& o);
 
@@ -132,6 +133,7 @@ class RecordTable {
   [[nodiscard]] const std::uint8_t* at(std::uint32_t id) const { return data_.data() + std::size_t{id} * bytes_; }
   [[nodiscard]] std::size_t size() const { return count_; }
   [[nodiscard]] std::size_t record_bytes() const { return bytes_; }
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
   /// Memory held: the records and their index.
   [[nodiscard]] std::size_t memory_bytes() const {
     return data_.capacity() + index_.capacity() * sizeof(std::uint32_t);
@@ -174,9 +176,23 @@ class Model {
   /// The numbered node records, in order: node_records() of them, record_size() bytes each.
   [[nodiscard]] const std::uint8_t* node_record_data() const { return records_.at(0); }
   [[nodiscard]] std::size_t record_size() const { return records_.record_bytes(); }
+  /// The most node records a stored state can number (0 without collapse).
+  [[nodiscard]] std::size_t record_capacity() const { return collapse_ ? records_.capacity() : 0; }
   /// Numbers `count` records given in order (those of a checkpoint), as the run that saved them
   /// did, so that its stored states read back the same. Only before any state is packed.
   void restore_node_records(const std::uint8_t* data, std::size_t count) const;
+  /// Whether `rec` (record_size() bytes, read from a checkpoint) is a node record as this instance
+  /// numbers them: every field in range, the unused bits zero. Reading it back is then safe.
+  [[nodiscard]] bool record_is_valid(const std::uint8_t* rec) const;
+  /// Whether `in` (stride() bytes, read from a checkpoint, after its node records were restored)
+  /// is a stored state of this instance: every field in range, record numbers below
+  /// node_records(), links paired (is_valid), the unused bits zero. Unpacking it is then safe.
+  [[nodiscard]] bool stored_is_valid(const std::uint8_t* in) const;
+  /// Whether g is a state of this instance (as unpack gives them): registers of ports 0..Delta,
+  /// priorities below K, enums in range, Lock calls and topology moves within the budgets, each
+  /// link between two distinct nodes and paired with the other end's, at most one edge between
+  /// two nodes, bags of valid messages sorted, nodes past the instance empty.
+  [[nodiscard]] bool is_valid(const Global& g) const;
   void pack(const Global& g, std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).
@@ -203,8 +219,9 @@ class Model {
   /// Executes one transition. `log` (optional) receives the sends.
   void apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessage>* log = nullptr) const;
 
-  /// Invariants P1, P2, P4 on a state; returns the property broken ("" if none).
-  [[nodiscard]] std::string invariants(const Global& g, std::vector<unsigned>& nodes, std::string& detail) const;
+  /// Invariants P1, P2, P4 on a state; returns the property broken (none if none), its nodes and why.
+  [[nodiscard]] std::optional<Property> invariants(const Global& g, std::vector<unsigned>& nodes,
+                                                   std::string& detail) const;
 
   [[nodiscard]] Ports neighbours(const NodeRec& r) const {
     Ports p;
@@ -264,6 +281,9 @@ class Model {
   /// pack_node, or with collapse the number of the record pack_node writes.
   void put_node(const NodeRec& a, const NodeCanon& c, const Renaming& r, unsigned u, BitWriter& w) const;
   void unpack_node(BitReader& in, NodeRec& r) const;
+  /// unpack_node from bytes read from a checkpoint: false, instead of reading out of range, if a
+  /// field holds a value this instance never packs.
+  bool unpack_node_checked(BitReader& in, NodeRec& r) const;
   [[nodiscard]] std::uint32_t bag_rank(const std::array<std::uint8_t, channel_capacity>& bag) const;
   void bag_unrank(std::uint32_t rank, std::array<std::uint8_t, channel_capacity>& bag) const;
 

@@ -1,6 +1,6 @@
 // The liveness graph's code of targets (src/check/graph.hpp): every target, renaming and twisted
 // bit written is read back, whatever the differences between consecutive targets.
-#include "../../src/check/graph.hpp"
+#include "graph.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "instances.hpp"
+#include "check_support.hpp"
 #include "lmx/check/checker.hpp"
 #include "lmx/core/protocol.hpp"
 
@@ -56,7 +56,8 @@ TEST_P(Mutants, IsCaught) {
     opt.max_states = 300'000;  // the unmutated core needs < 100k here; a mutant may blow up after its defect
     const auto r = lmx::check::check(inst, opt);
     if (!r.violations.empty()) {
-      caught = lmx::check::describe(inst) + ": " + r.violations.front().kind + " " + r.violations.front().detail;
+      caught = lmx::check::describe(inst) + ": " + std::string(to_string(r.violations.front().kind)) + " " +
+               r.violations.front().detail;
       break;
     }
   }
@@ -66,7 +67,7 @@ TEST_P(Mutants, IsCaught) {
     const auto r = lmx::check::check(three_node_path(), opt);
     if (!r.violations.empty())
       caught = lmx::check::describe(three_node_path()) + " (first " + std::to_string(prefix_states) +
-               " states): " + r.violations.front().kind + " " + r.violations.front().detail;
+               " states): " + std::string(to_string(r.violations.front().kind)) + " " + r.violations.front().detail;
   }
   EXPECT_FALSE(caught.empty()) << "mutant " << lmx::core::testing::to_string(m) << " survived";
   std::printf("mutant %-32s caught by %s\n", std::string(lmx::core::testing::to_string(m)).c_str(), caught.c_str());
@@ -82,12 +83,13 @@ INSTANTIATE_TEST_SUITE_P(Core, Mutants, ::testing::Range(1u, lmx::core::testing:
 
 TEST(MutantsBaseline, UnmutatedCorePassesTheSameInstances) {
   const Guard g(Mutant::none);
-  for (const auto& inst : suite()) EXPECT_EQ(lmx::check::check(inst).verdict, "pass") << lmx::check::describe(inst);
+  for (const auto& inst : suite())
+    EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass) << lmx::check::describe(inst);
   lmx::check::Options opt;
   opt.max_states = prefix_states;
   const auto r = lmx::check::check(three_node_path(), opt);
   EXPECT_TRUE(r.violations.empty()) << r.violations.front().kind << " " << r.violations.front().detail;
-  EXPECT_EQ(r.verdict, "incomplete");  // the prefix was explored to its end
+  EXPECT_EQ(r.verdict, lmx::check::Verdict::incomplete);  // the prefix was explored to its end
   EXPECT_GT(r.states, prefix_states - 64);
 }
 
@@ -99,7 +101,7 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
     std::set<std::string> out;
     for (const auto& v : r.violations) {
       const auto stays = v.detail.find(" stay");  // "node N stays in X..." / "node N can stay in X..."
-      out.insert(v.kind + (stays == std::string::npos ? "" : v.detail.substr(stays, 24)));
+      out.insert(std::string(to_string(v.kind)) + (stays == std::string::npos ? "" : v.detail.substr(stays, 24)));
     }
     return out;
   };
@@ -139,7 +141,7 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
         EXPECT_EQ(reduced.verdict, full.verdict) << what;
         EXPECT_EQ(findings(reduced), findings(full)) << what;
         EXPECT_LE(reduced.states, full.states) << what;
-        failing += full.verdict == "fail";
+        failing += full.verdict == lmx::check::Verdict::fail;
       }
     }
   EXPECT_GT(failing, 10u);  // the comparison covers failing runs, not only passes
@@ -156,10 +158,10 @@ TEST(MutantsSaving, AViolationOfTheExplorationIsReportedNotSaved) {
   lmx::check::Options opt;
   opt.save_dir = dir.string();
   const auto r = lmx::check::check(lmx::check::testing::two_nodes(lmx::core::Variant::repaired, 1, 0), opt);
-  EXPECT_EQ(r.verdict, "fail");
-  EXPECT_TRUE(r.limit.empty());
+  EXPECT_EQ(r.verdict, lmx::check::Verdict::fail);
+  EXPECT_EQ(r.limit, lmx::check::Limit::none);
   ASSERT_FALSE(r.violations.empty());
-  EXPECT_EQ(r.violations.front().kind, "P2");
+  EXPECT_EQ(r.violations.front().kind, lmx::check::Property::P2);
   EXPECT_FALSE(r.violations.front().trace.empty());
   EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint"));
   std::filesystem::remove_all(dir);

@@ -1,8 +1,14 @@
 // `lmx check`: exhaustive exploration of a small instance (docs/checker.md).
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,23 +21,58 @@
 
 namespace {
 
+// Numeric options are taken as text and parsed here, strictly, so that every bad value gets one
+// line naming the option, the value and the range, and exit status 2.
 struct Args {
   std::string variant = "repaired";
-  unsigned nodes = 2, delta = 1, k = 2, max_changes = 0;
+  std::string nodes = "2", delta = "1", k = "2", max_changes = "0";
   std::string locks = "1";
   std::string edges = "0-1";
   bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false,
        no_parts = false;
   std::string write_dir, replay, save_dir, resume_dir;
-  std::uint64_t max_states = 60'000'000;
-  double max_seconds = 0;
-  double progress_every = 0;
+  std::string max_states = "60000000";
+  std::string max_seconds = "0";
+  std::string progress_every = "0";
 };
+
+/// `text` in quotes, printable: a control or non-ASCII byte as \xNN, so that an error quoting the
+/// user's input stays one line.
+std::string printable(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text)
+    out += c >= 0x20 && c < 0x7f && c != '\\' ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  return out + "'";
+}
+
+/// The most states --max-states allows: a stored state is numbered in 32 bits.
+constexpr std::uint64_t most_states = 4'000'000'000;
+
+/// A whole number from `low` to `high`, written in decimal digits only.
+std::uint64_t parse_whole(const std::string& flag, const std::string& text, std::uint64_t low, std::uint64_t high) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || ec != std::errc{} || end != text.data() + text.size() ||
+      n < low || n > high)
+    throw lmx::cli::Failure(
+        fmt::format("{} must be a whole number from {} to {}, not {}", flag, low, high, printable(text)));
+  return n;
+}
+
+/// A number of seconds: decimal, 0 or more, finite.
+double parse_seconds(const std::string& flag, const std::string& text, const char* zero) {
+  double d = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (text.empty() || !((text[0] >= '0' && text[0] <= '9') || text[0] == '.') || ec != std::errc{} ||
+      end != text.data() + text.size() || !std::isfinite(d) || d < 0)
+    throw lmx::cli::Failure(fmt::format("{} must be 0 ({}) or more seconds, not {}", flag, zero, printable(text)));
+  return d;
+}
 
 /// --locks: 1..15 or "unbounded" (0 would be an instance without requests, which proves nothing).
 unsigned parse_locks(const std::string& text) {
   if (text == "unbounded") return lmx::check::unbounded_locks;
-  const std::string error = "--locks must be 1..15 or unbounded, not '" + text + "'";
+  const std::string error = "--locks must be 1..15 or unbounded, not " + printable(text);
   if (text.empty() || text.size() > 2 || text.find_first_not_of("0123456789") != std::string::npos)
     throw lmx::cli::Failure(error);
   const unsigned n = static_cast<unsigned>(std::stoul(text));
@@ -39,12 +80,44 @@ unsigned parse_locks(const std::string& text) {
   return n;
 }
 
-/// Makes the directory a flag names (and its parents), or fails saying why.
-void make_directory(const std::string& flag, const std::string& dir) {
+/// Makes the directory a flag names (and its parents) and makes sure a file can be written into it,
+/// or fails saying why: before a long run, not after it.
+void make_writable_directory(const std::string& flag, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw lmx::cli::Failure(flag + ": cannot use " + dir + " as a directory" + (ec ? ": " + ec.message() : ""));
+  const std::string probe = dir + "/.lmx-write-test-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const char byte = '\n';
+  const bool ok = fd >= 0 && ::write(fd, &byte, 1) == 1;
+  const int error = errno;
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
+  if (!ok) throw lmx::cli::Failure(flag + ": cannot write into " + dir + ": " + std::strerror(error));
+}
+
+/// Writes `text` to a new file at `path`, every write checked; on a failure returns why and
+/// removes what was written.
+std::string write_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const int error = done == text.size() ? 0 : errno == 0 ? EIO : errno;
+  if (::close(fd) != 0 || error != 0) {
+    const std::string why = std::strerror(error != 0 ? error : errno);
+    ::unlink(path.c_str());
+    return why;
+  }
+  return {};
 }
 
 const lmx::cli::Register reg{
@@ -56,12 +129,12 @@ const lmx::cli::Register reg{
        cmd->add_option("--nodes", a.nodes, "number of nodes (1..4)")->capture_default_str();
        cmd->add_option("--edges", a.edges, "initial graph, e.g. 0-1,1-2 (empty: no edges)")->capture_default_str();
        cmd->add_option("--delta", a.delta, "ports per node (1..3)")->capture_default_str();
-       cmd->add_option("--k", a.k, "number of priority values")->capture_default_str();
+       cmd->add_option("--k", a.k, "number of priority values (2..32)")->capture_default_str();
        cmd->add_option("--locks", a.locks,
                        "Lock calls per node (1..15), or 'unbounded': any number, which contains every bounded run")
            ->capture_default_str();
-       cmd->add_option("--max-changes", a.max_changes, "topology moves in total")->capture_default_str();
-       cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete)")
+       cmd->add_option("--max-changes", a.max_changes, "topology moves in total (0..15)")->capture_default_str();
+       cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete; 1..4000000000)")
            ->capture_default_str();
        cmd->add_option("--max-seconds", a.max_seconds,
                        "stop after this many seconds of wall-clock time (verdict incomplete; 0: no limit)")
@@ -102,19 +175,25 @@ const lmx::cli::Register reg{
          }
          lmx::check::Instance inst;
          if (!lmx::core::parse_variant(a.variant, inst.variant))
-           throw lmx::cli::Failure("unknown variant " + a.variant);
-         inst.nodes = a.nodes, inst.delta = a.delta, inst.k = a.k, inst.max_changes = a.max_changes;
+           throw lmx::cli::Failure("unknown variant " + printable(a.variant));
+         inst.nodes = static_cast<unsigned>(parse_whole("--nodes", a.nodes, 1, lmx::check::max_nodes));
+         inst.delta = static_cast<unsigned>(parse_whole("--delta", a.delta, 1, lmx::check::max_delta));
+         inst.k = static_cast<unsigned>(parse_whole("--k", a.k, lmx::core::k_min, lmx::core::k_max));
+         inst.max_changes = static_cast<unsigned>(parse_whole("--max-changes", a.max_changes, 0, 15));
          inst.locks = parse_locks(a.locks);
          if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
          if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
-         if (!a.write_dir.empty()) make_directory("--write", a.write_dir);  // before a long run, not after it
+         const std::uint64_t max_states = parse_whole("--max-states", a.max_states, 1, most_states);
+         const double max_seconds = parse_seconds("--max-seconds", a.max_seconds, "no limit");
+         const double progress_every = parse_seconds("--progress-every", a.progress_every, "off");
+         if (!a.write_dir.empty()) make_writable_directory("--write", a.write_dir);
          lmx::check::Options opt;
          opt.save_dir = a.save_dir, opt.resume_dir = a.resume_dir;
          if ((!a.save_dir.empty() || !a.resume_dir.empty()) && a.safety_only)
            throw lmx::cli::Failure("--save and --resume are for full runs: not with --safety-only");
          if (!a.save_dir.empty() && !a.resume_dir.empty())
            throw lmx::cli::Failure("--save and --resume: a run saves its exploration or resumes one, not both");
-         if (!a.save_dir.empty()) make_directory("--save", a.save_dir);
+         if (!a.save_dir.empty()) make_writable_directory("--save", a.save_dir);
          if (!a.resume_dir.empty() && !std::filesystem::exists(a.resume_dir + "/checkpoint"))
            throw lmx::cli::Failure("--resume: no saved exploration in " + a.resume_dir + " (no file 'checkpoint')");
          opt.liveness = !a.safety_only;
@@ -122,10 +201,8 @@ const lmx::cli::Register reg{
          opt.graph_on_disk = a.graph_on_disk;
          opt.collapse = !a.no_collapse;
          opt.split_parts = !a.no_parts;
-         opt.max_states = a.max_states;
-         if (!(a.max_seconds >= 0)) throw lmx::cli::Failure("--max-seconds must be 0 (no limit) or more");
-         opt.max_seconds = a.max_seconds;
-         if (!(a.progress_every >= 0)) throw lmx::cli::Failure("--progress-every must be 0 (off) or more");
+         opt.max_states = max_states;
+         opt.max_seconds = max_seconds;
          lmx::cli::StatusLine line;  // long runs: where the search is, on a terminal
          const auto start = std::chrono::steady_clock::now();
          std::string logged_phase;
@@ -133,16 +210,17 @@ const lmx::cli::Register reg{
          double logged_at = 0;
          opt.progress = [&](const lmx::check::Progress& p) {
            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+           const std::string phase(lmx::check::to_string(p.phase));
            const std::string text =
-               fmt::format("check: {}, {} states, depth {}{}{}{}, {:.0f} s, peak {:.2f} GiB", p.phase, p.states,
-                           p.depth, p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
+               fmt::format("check: {}, {} states, depth {}{}{}{}, {:.0f} s, peak {:.2f} GiB", phase, p.states, p.depth,
+                           p.lifted ? fmt::format(", {} rebuilt", p.lifted) : "",
                            p.part ? fmt::format(", part {} of {}", p.part, p.parts) : "",
                            p.round ? fmt::format(", round {}: {} states to decompose", p.round, p.decomposing) : "",
                            secs, static_cast<double>(lmx::cli::peak_rss_bytes()) / (1 << 30));
-           if (a.progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
-             if (p.phase != logged_phase || p.part != logged_part || secs - logged_at >= a.progress_every) {
+           if (progress_every > 0) {  // whole lines, for a log: a new phase at once, the rest spaced out
+             if (phase != logged_phase || p.part != logged_part || secs - logged_at >= progress_every) {
                std::fprintf(stderr, "%s\n", text.c_str());
-               logged_phase = p.phase, logged_part = p.part, logged_at = secs;
+               logged_phase = phase, logged_part = p.part, logged_at = secs;
              }
              return;
            }
@@ -151,19 +229,24 @@ const lmx::cli::Register reg{
          const auto r = lmx::check::check(inst, opt);  // a checkpoint's errors: "lmx: error: ...", exit 2
          line.clear();
          const std::uint64_t peak = lmx::cli::peak_rss_bytes();
+         // The counterexamples are written first, so that the summary can name their files; one that
+         // cannot be written does not hide the verdict: it is printed, then the error (exit 2).
          std::vector<std::string> files;
+         std::string write_error;
          if (!a.write_dir.empty())
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
-             const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, v.kind);
-             std::ofstream out(f);
-             out << v.trace;
-             if (!out.flush()) throw lmx::cli::Failure("--write: cannot write " + f);
+             const std::string f = fmt::format("{}/{}-{}.jsonl", a.write_dir, i + 1, lmx::check::to_string(v.kind));
+             if (const std::string why = write_file(f, v.trace); !why.empty()) {
+               write_error = fmt::format("--write: cannot write {}: {} ({} of {} counterexamples written)", f, why,
+                                         files.size(), r.violations.size());
+               break;
+             }
              files.push_back(f);
            }
          if (a.json) {
            nlohmann::json j = {{"instance", lmx::check::describe(inst)},
-                               {"verdict", r.verdict},
+                               {"verdict", lmx::check::to_string(r.verdict)},
                                {"states", r.states},
                                {"transitions", r.transitions},
                                {"seconds", r.seconds},
@@ -179,13 +262,17 @@ const lmx::cli::Register reg{
                                {"node_records", r.node_records},
                                {"deadlock_sweeps", r.deadlock_sweeps},
                                {"analysis_parts", r.analysis_parts},
-                               {"limit", r.limit}};
+                               {"limit", lmx::check::to_string(r.limit)}};
            j["phase_cpu_seconds"] = nlohmann::json::object();
-           for (const auto& [phase, secs] : r.phase_cpu_seconds) j["phase_cpu_seconds"][phase] = secs;
+           for (const auto& [phase, secs] : r.phase_cpu_seconds)
+             j["phase_cpu_seconds"][std::string(lmx::check::to_string(phase))] = secs;
            j["violations"] = nlohmann::json::array();
            for (const auto& v : r.violations)
-             j["violations"].push_back(
-                 {{"kind", v.kind}, {"nodes", v.nodes}, {"detail", v.detail}, {"depth", v.depth}, {"trace", v.trace}});
+             j["violations"].push_back({{"kind", lmx::check::to_string(v.kind)},
+                                        {"nodes", v.nodes},
+                                        {"detail", v.detail},
+                                        {"depth", v.depth},
+                                        {"trace", v.trace}});
            std::cout << j.dump() << "\n";
          } else {
            fmt::print("instance: {}\n", lmx::check::describe(inst));
@@ -195,10 +282,11 @@ const lmx::cli::Register reg{
                "{:.0f} (per processor second {:.0f})\nbytes/state: {} (peak memory {:.1f} MiB)\nmax depth: "
                "{}\nsymmetry "
                "reduction: {}{}\n",
-               r.verdict,
-               r.limit.empty()      ? ""
-               : r.limit == "saved" ? " (exploration saved in " + a.save_dir + ": decide it with --resume)"
-                                    : " (stopped by --max-" + r.limit + ")",
+               lmx::check::to_string(r.verdict),
+               r.limit == lmx::check::Limit::none ? ""
+               : r.limit == lmx::check::Limit::saved
+                   ? " (exploration saved in " + a.save_dir + ": decide it with --resume)"
+                   : " (stopped by --max-" + std::string(lmx::check::to_string(r.limit)) + ")",
                r.states, r.transitions, r.seconds, r.cpu_seconds, r.explore_cpu_seconds,
                r.seconds > 0 ? r.states / r.seconds : 0.0, r.cpu_seconds > 0 ? r.states / r.cpu_seconds : 0.0,
                r.bytes_per_state, static_cast<double>(peak) / (1 << 20), r.max_depth,
@@ -206,16 +294,20 @@ const lmx::cli::Register reg{
                r.lifted_states ? fmt::format(" ({} concrete states rebuilt for fairness)", r.lifted_states) : "");
            std::string phases;
            for (const auto& [phase, secs] : r.phase_cpu_seconds)
-             phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", phase, secs);
+             phases += fmt::format("{}{} {:.2f}", phases.empty() ? "" : ", ", lmx::check::to_string(phase), secs);
            fmt::print("processor seconds by phase: {}\n", phases);
            if (r.node_records) fmt::print("node records: {} (states stored as their numbers)\n", r.node_records);
            for (std::size_t i = 0; i < r.violations.size(); ++i) {
              const auto& v = r.violations[i];
-             fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, v.kind, v.depth, v.detail,
+             fmt::print("violation {}: {} (depth {}): {}{}\n", i + 1, lmx::check::to_string(v.kind), v.depth, v.detail,
                         i < files.size() ? " -> " + files[i] : "");
            }
          }
-         exit_code = r.verdict == "pass" ? 0 : r.verdict == "fail" ? 1 : 3;
+         exit_code = r.verdict == lmx::check::Verdict::pass ? 0 : r.verdict == lmx::check::Verdict::fail ? 1 : 3;
+         std::cout.flush();
+         if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+           throw lmx::cli::Failure("cannot write the results to standard output");
+         if (!write_error.empty()) throw lmx::cli::Failure(write_error);
        });
      }}};
 }  // namespace

@@ -3,9 +3,12 @@
 // (docs/checker.md explains the method and what it proves).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,12 +37,37 @@ struct Instance {
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
 };
 
+/// The phases of a run, in the order it goes through them (Progress, Result::phase_cpu_seconds).
+enum class Phase : std::uint8_t {
+  exploring,        ///< the breadth-first search
+  deadlock,         ///< reachable completions
+  splitting,        ///< the graph into parts
+  end_components,   ///< of the union of the regions, and the fairness decision on those whose actions do not rename
+  rebuilding,       ///< concrete states for the others
+  deciding,         ///< their fairness decision
+  counterexamples,  ///< the paths to the violations found, as traces
+};
+
+/// A run's verdict: every property holds, one does not, or a limit stopped the run first.
+enum class Verdict : std::uint8_t { pass, fail, incomplete };
+
+/// What stopped an incomplete run: Options::max_states, Options::max_seconds, or Options::save_dir.
+enum class Limit : std::uint8_t { none, states, seconds, saved };
+
+/// The property a violation breaks. Ordered as their names sort ("P1" < ... < "P7" < "deadlock" <
+/// "internal"): Result::violations is sorted by it.
+enum class Property : std::uint8_t { P1, P2, P3, P4, P7, deadlock, internal };
+
+/// The names of the command line and of `lmx check --json` ("end components", "incomplete", "P7", ...;
+/// Limit::none is "").
+[[nodiscard]] std::string_view to_string(Phase p);
+[[nodiscard]] std::string_view to_string(Verdict v);
+[[nodiscard]] std::string_view to_string(Limit l);
+[[nodiscard]] std::string_view to_string(Property p);
+
 /// Where a running check is, for a status line (Options::progress).
 struct Progress {
-  /// "exploring", "deadlock" (reachable completions), "splitting" (the graph into parts), "end components" (of the
-  /// union of the regions, and the fairness decision on those whose actions do not rename), "rebuilding" (concrete
-  /// states for the others), "deciding" (their fairness decision) or "counterexamples".
-  const char* phase = "exploring";
+  Phase phase = Phase::exploring;
   std::uint64_t states = 0;       ///< stored so far
   std::uint64_t transitions = 0;  ///< generated so far
   unsigned depth = 0;             ///< breadth-first depth reached
@@ -92,7 +120,7 @@ struct Options {
 };
 
 struct Violation {
-  std::string kind;             ///< P1 P2 P3 P4 deadlock P7 internal
+  Property kind = Property::internal;
   std::vector<unsigned> nodes;  ///< nodes involved (the stuck node for liveness)
   std::string detail;           ///< human-readable explanation / signature
   unsigned depth = 0;           ///< length of the counterexample's path (BFS: shortest)
@@ -100,9 +128,9 @@ struct Violation {
 };
 
 struct Result {
-  std::string verdict;  ///< "pass", "fail" or "incomplete" (a limit reached)
-  /// The limit that stopped an incomplete run: "states", "seconds", or "saved" (Options::save_dir).
-  std::string limit;
+  Verdict verdict = Verdict::incomplete;
+  /// The limit that stopped an incomplete run (Limit::none otherwise).
+  Limit limit = Limit::none;
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
   double seconds = 0;                 ///< wall clock
@@ -122,7 +150,7 @@ struct Result {
   /// "Parts"); 0 in safety runs and runs stopped before the analysis.
   unsigned analysis_parts = 0;
   /// Processor seconds per phase (Progress::phase), in the order the run went through them.
-  std::vector<std::pair<std::string, double>> phase_cpu_seconds;
+  std::vector<std::pair<Phase, double>> phase_cpu_seconds;
   std::vector<Violation> violations;
 };
 
@@ -131,7 +159,28 @@ std::string parse_edges(const std::string& text, std::vector<std::pair<unsigned,
 /// Validates an instance; returns an error text (empty when valid).
 std::string validate(const Instance& inst);
 
+/// Runs the checker. Throws std::invalid_argument for inconsistent options, CheckpointError for a
+/// checkpoint that cannot be resumed, std::runtime_error for a save that cannot be written.
 Result check(const Instance& inst, const Options& opt = {});
+
+/// A saved exploration that cannot be resumed: missing, truncated, corrupt (a checksum differs),
+/// of another format version or another run, or inconsistent. what() is one line naming the
+/// directory, the file and what is wrong with it.
+struct CheckpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Everything --resume checks of the exploration saved in opt.resume_dir before it analyses
+/// anything (docs/checker.md, "The checkpoint's format"): the header's format version, checksum,
+/// fields and run; each file's presence, size and checksum; the counts against the files; and the
+/// files' contents (node records, stored states, parent links, the graph's offsets and targets,
+/// the record of the analysis), so that the analysis reads nothing out of range. Throws
+/// CheckpointError. check() with the same instance and options runs exactly these checks first.
+void verify_checkpoint(const Instance& inst, const Options& opt);
+
+/// The 64-bit checksum a checkpoint's header records for each of its files and, on its last
+/// line, for the header's own bytes before that line (docs/checker.md, "The checkpoint's format").
+std::uint64_t checkpoint_checksum(const void* data, std::size_t size);
 
 /// A one-line description of the instance ("paper n=2 edges=0-1 delta=1 k=2 locks=2 changes=2").
 std::string describe(const Instance& inst);
