@@ -145,10 +145,10 @@ class StoreSink final : public Sink {
   }
   void tick() override {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::string text = fmt::format("sweep '{}': {}/{} points", sweep_.name, stored_, total_);
+    std::string text = fmt::format("sweep '{}': {}/{} points, {}", sweep_.name, stored_, total_, duration(elapsed));
     if (done_ && elapsed > 0) {
       const double rate = static_cast<double>(done_) / elapsed;
-      text += fmt::format(", {:.3g} points/s, {} left", rate, duration(static_cast<double>(todo_ - done_) / rate));
+      text += fmt::format(", {:.3g} points/s, ~{} left", rate, duration(static_cast<double>(todo_ - done_) / rate));
     }
     line_.show(text);
   }
@@ -208,13 +208,14 @@ int run_sweep(const SweepArgs& a) {
     return 0;
   }
 
+  // A dry run creates no store; it reads one that exists (and checks its base scenario).
   std::optional<Store> store;
   try {
-    store.emplace(db, sweep, Store::Mode::write);
+    if (!a.dry_run || fs::exists(db)) store.emplace(db, sweep, Store::Mode::write);
   } catch (const StoreError& e) {
     throw Failure(e.what());
   }
-  const auto keys = store->stored_keys();
+  const auto keys = store ? store->stored_keys() : std::unordered_set<std::string>{};
   std::vector<const Point*> todo;
   for (const auto& p : points)
     if (!keys.count(p.key)) todo.push_back(&p);
@@ -234,7 +235,7 @@ int run_sweep(const SweepArgs& a) {
   if (keys.size() > stored)
     fmt::print("  {} stored point(s) of earlier grids are kept and not shown (--table --all shows them)\n",
                keys.size() - stored);
-  if (const auto other = store->other_version_rows())
+  if (const auto other = store ? store->other_version_rows() : 0)
     fmt::print("  note: {} stored point(s) were computed by another lmx version\n", other);
   std::fflush(stdout);
   if (a.dry_run || todo.empty()) return 0;
