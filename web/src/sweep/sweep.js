@@ -106,7 +106,9 @@ function plotFigure(el, data, fi, xa) {
     height: 230,
     scales: { x: { time: false, distr: positive && xs[xs.length - 1] / xs[0] >= 50 ? 3 : 1, ...(numeric ? {} : { range: [-0.5, xs.length - 0.5] }) } },
     axes: [
-      numeric ? { label: xAxis.key } : { label: xAxis.key, values: (_, ticks) => ticks.map((t) => (Number.isInteger(t) ? show(xValues[t] ?? '') : '')), incrs: [1] },
+      // ticks at the grid's values only: they are the points measured
+      numeric ? { label: xAxis.key, splits: () => xs, values: (_, ticks) => ticks.map((t) => show(t)) }
+        : { label: xAxis.key, splits: () => xs, values: (_, ticks) => ticks.map((t) => show(xValues[t] ?? '')) },
       { label: fig.label, size: 60 },
     ],
     legend: { show: false },
