@@ -7,6 +7,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   clang-format spin python3
   libcpp-httplib-dev chromium
+  libsqlite3-dev sqlite3
 )
 # Node.js and npm build the web pages (web/) and run the browser tests; Debian's when none is there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
