@@ -377,8 +377,13 @@ std::vector<Point> expand(const Sweep& sweep) {
       grid[axis.key] = axis.values[at[a]];
     }
     for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+      json value = grid[sweep.axes[a].key];
+      // an edge-list file swept in the grid is found beside the sweep file, as in [scenario]
+      if (sweep.axes[a].key == "topology.file" && value.is_string() && !value.get<std::string>().empty() &&
+          fs::path(value.get<std::string>()).is_relative())
+        value = (sweep.file.parent_path() / value.get<std::string>()).lexically_normal().string();
       try {
-        set_dotted(scenario, sweep.axes[a].key, grid[sweep.axes[a].key]);
+        set_dotted(scenario, sweep.axes[a].key, value);
       } catch (const SweepError& e) {
         throw SweepError(where + ": point " + describe_grid(grid) + ": grid key '" + sweep.axes[a].key +
                          "': " + e.what());

@@ -222,6 +222,26 @@ TEST(SweepCli, BadSweepFilesAreOneLineAndExit2BeforeAnythingRuns) {
   EXPECT_NE(jobs.exit_code, 0);
 }
 
+TEST(SweepCli, APointThatCannotBeBuiltStopsTheSweepKeepingTheFinished) {
+  Scratch dir;
+  dir.write("path.edges", "0 1\n1 2\n");
+  // edge-list files in the grid are relative to the sweep file; the second one does not exist
+  const auto file = dir.write("files.toml",
+                              "name = \"files\"\nseeds = 2\n[scenario]\nnodes = 3\ndelta = 2\nrounds = 30\n"
+                              "topology.kind = \"edges\"\n[grid]\ntopology.file = [\"path.edges\", \"none.edges\"]\n");
+  const auto r = lmx("sweep " + q(file) + " --jobs 1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("lmx: error: " + file.string() +
+                       ": point {topology.file = \"none.edges\"} seed 1: cannot read edge-list file"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(1 of 4 points stored)"), std::string::npos) << r.out;
+  std::size_t rows = 0;
+  const auto h = hashes(dir / "files.sqlite", file, &rows);
+  EXPECT_EQ(rows, 1u);
+  EXPECT_TRUE(h.count(point_key({{"topology.file", "path.edges"}}, 1)));
+}
+
 TEST(SweepCli, NeverOverwritesAnInput) {
   Scratch dir;
   dir.write("base.toml", "nodes = 20\nrounds = 20\n");

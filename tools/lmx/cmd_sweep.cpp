@@ -250,7 +250,7 @@ int run_sweep(const SweepArgs& a) {
     pool.run(todo, run_point, sink, stop_flag);
   } catch (const SweepError& e) {
     sink.clear();
-    throw Failure(fmt::format("{} ({} of {} points stored)", e.what(), sink.stored(), points.size()));
+    throw Failure(fmt::format("{}: {} ({} of {} points stored)", sweep.source, e.what(), sink.stored(), points.size()));
   } catch (const StoreError& e) {
     sink.clear();
     throw Failure(e.what());
