@@ -282,16 +282,22 @@ TEST(SweepCli, SigintStoresOnlyCompletePointsAndTheRerunFinishes) {
   const auto file = dir.write("small.toml", small);
   ASSERT_EQ(lmx("sweep " + q(file) + " --db " + q(dir / "ref.sqlite") + " --jobs 1").exit_code, 0);
   const auto reference = hashes(dir / "ref.sqlite", file);
-  // the process raises SIGINT right after storing its 3rd point, while the other worker is mid-point
-  const auto r = lmx("sweep " + q(file) + " --jobs 2 --test-interrupt-after 3");
+  // SIGINT as the 4th point starts: it is cancelled after its first step, no later point starts
+  auto r = lmx("sweep " + q(file) + " --jobs 1 --test-interrupt-in-point 4");
   EXPECT_EQ(r.exit_code, 130) << r.out;
-  EXPECT_NE(r.out.find("interrupted: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("of 12 points stored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("interrupted: 3 of 12 points stored (3 now); run the same command to continue"),
+            std::string::npos)
+      << r.out;
   std::size_t rows = 0;
-  const auto part = hashes(dir / "small.sqlite", file, &rows);
+  auto part = hashes(dir / "small.sqlite", file, &rows);
+  EXPECT_EQ(rows, 3u);
+  for (const auto& [key, hash] : part) EXPECT_EQ(reference.at(key), hash) << key;
+  // on two threads, the other worker's point is cancelled too or finishes whole
+  r = lmx("sweep " + q(file) + " --jobs 2 --test-interrupt-in-point 3");
+  EXPECT_EQ(r.exit_code, 130) << r.out;
+  part = hashes(dir / "small.sqlite", file, &rows);
   EXPECT_GE(rows, 3u);
-  EXPECT_LT(rows, 12u);
-  EXPECT_EQ(part.size(), rows);
+  EXPECT_LE(rows, 3u + 2u);
   for (const auto& [key, hash] : part) EXPECT_EQ(reference.at(key), hash) << key;
   const auto again = lmx("sweep " + q(file));
   ASSERT_EQ(again.exit_code, 0) << again.out;
@@ -307,21 +313,31 @@ TEST(SweepCli, SigkillLosesAndDuplicatesNothing) {
   const auto file = dir.write("small.toml", small);
   ASSERT_EQ(lmx("sweep " + q(file) + " --db " + q(dir / "ref.sqlite") + " --jobs 1").exit_code, 0);
   const auto reference = hashes(dir / "ref.sqlite", file);
-  // killed right after its 4th commit, with the other worker in the middle of a point; then killed
-  // again after 2 more, then left to finish
+  // killed right after its 4th commit (the other worker in the middle of a point or done with
+  // one not yet stored)
   auto r = lmx("sweep " + q(file) + " --jobs 2 --test-kill-after 4");
   EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.out;
   std::size_t rows = 0;
   hashes(dir / "small.sqlite", file, &rows);
   EXPECT_EQ(rows, 4u);
+  // killed again 2 commits later
   r = lmx("sweep " + q(file) + " --jobs 2 --test-kill-after 2");
   EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.out;
   EXPECT_NE(r.out.find("4 stored, 8 to run"), std::string::npos) << r.out;
+  hashes(dir / "small.sqlite", file, &rows);
+  EXPECT_EQ(rows, 6u);
+  // killed by a worker as it starts the 3rd point of this run: at most the 2 before it are stored
+  r = lmx("sweep " + q(file) + " --jobs 2 --test-kill-in-point 3");
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.out;
+  hashes(dir / "small.sqlite", file, &rows);
+  EXPECT_GE(rows, 6u);
+  EXPECT_LE(rows, 8u);
   r = lmx("sweep " + q(file) + " --jobs 2");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("6 stored, 6 to run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(rows) + " stored, " + std::to_string(12 - rows) + " to run"), std::string::npos)
+      << r.out;
   EXPECT_EQ(hashes(dir / "small.sqlite", file, &rows), reference);
-  EXPECT_EQ(rows, 12u);  // each point exactly once
+  EXPECT_EQ(rows, 12u);  // each point exactly once, with the figures of an uninterrupted sweep
 }
 
 TEST(SweepCli, DryRunValidatesAndCountsOnly) {

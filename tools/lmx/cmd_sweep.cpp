@@ -34,8 +34,12 @@ struct SweepArgs {
   bool all = false;
   std::string report;
   bool dry_run = false;
-  std::size_t test_kill_after = 0;       // test-only: SIGKILL right after the N-th commit
-  std::size_t test_interrupt_after = 0;  // test-only: SIGINT right after the N-th commit
+  // Test-only faults, deterministic without timing: SIGKILL right after the N-th commit; SIGINT or
+  // SIGKILL from the worker as it starts the N-th point dispatched (a SIGINT then cancels that
+  // point after its engine's first step; points dispatched after it never start).
+  std::size_t test_kill_after = 0;
+  std::size_t test_interrupt_in_point = 0;
+  std::size_t test_kill_in_point = 0;
 };
 
 // Set by SIGINT/SIGTERM; workers check it between engine steps.
@@ -140,7 +144,6 @@ class StoreSink final : public Sink {
     if (store_.put(point, summary)) ++stored_;
     ++done_;
     if (args_.test_kill_after && done_ == args_.test_kill_after) std::raise(SIGKILL);
-    if (args_.test_interrupt_after && done_ == args_.test_interrupt_after) std::raise(SIGINT);
     tick();
   }
   void tick() override {
@@ -242,12 +245,21 @@ int run_sweep(const SweepArgs& a) {
 
   StoreSink sink(*store, sweep, points.size(), stored, todo.size(), a);
   ThreadPool pool(jobs);
+  PointRunner runner = run_point;
+  std::atomic<std::size_t> started{0};
+  if (a.test_interrupt_in_point || a.test_kill_in_point)
+    runner = [&](const Point& point, const std::atomic<bool>& stop) -> std::optional<json> {
+      const auto n = ++started;
+      if (n != a.test_interrupt_in_point && n != a.test_kill_in_point) return run_point(point, stop);
+      std::raise(n == a.test_kill_in_point ? SIGKILL : SIGINT);
+      return run_point(point, stop);
+    };
   const auto start = std::chrono::steady_clock::now();
   stop_flag.store(false);
   stop_signal = 0;
   try {
     const SignalGuard guard;
-    pool.run(todo, run_point, sink, stop_flag);
+    pool.run(todo, runner, sink, stop_flag);
   } catch (const SweepError& e) {
     sink.clear();
     throw Failure(fmt::format("{}: {} ({} of {} points stored)", sweep.source, e.what(), sink.stored(), points.size()));
@@ -286,7 +298,8 @@ const lmx::cli::Register reg{
        cmd->add_option("--report", a.report, "Write a self-contained HTML report of the stored points to FILE");
        cmd->add_flag("--dry-run", a.dry_run, "Validate every point and count what would run; runs nothing");
        cmd->add_option("--test-kill-after", a.test_kill_after)->group("");
-       cmd->add_option("--test-interrupt-after", a.test_interrupt_after)->group("");
+       cmd->add_option("--test-interrupt-in-point", a.test_interrupt_in_point)->group("");
+       cmd->add_option("--test-kill-in-point", a.test_kill_in_point)->group("");
        cmd->callback([&exit_code, table] {
          if (table->count() && a.table_file.empty()) a.table_file = "-";  // --table alone: standard output
          if (a.by_point && a.table_file.empty()) throw Failure("--by-point goes with --table");
