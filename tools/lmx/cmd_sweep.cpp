@@ -3,13 +3,17 @@
 // stored points back (docs/sweeps.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "command.hpp"
 #include "lmx/sweep/dispatch.hpp"
@@ -224,11 +228,10 @@ int run_sweep(const SweepArgs& a) {
     if (!keys.count(p.key)) todo.push_back(&p);
   const std::size_t stored = points.size() - todo.size();
   // Dispatch seed by seed: an interrupted sweep then covers the whole grid with its first seeds.
-  std::stable_sort(todo.begin(), todo.end(), [&](const Point* x, const Point* y) {
-    const auto sx = std::find(sweep.seeds.begin(), sweep.seeds.end(), x->seed);
-    const auto sy = std::find(sweep.seeds.begin(), sweep.seeds.end(), y->seed);
-    return sx < sy;
-  });
+  std::unordered_map<std::uint64_t, std::size_t> seed_rank;
+  for (std::size_t i = 0; i < sweep.seeds.size(); ++i) seed_rank.emplace(sweep.seeds[i], i);
+  std::stable_sort(todo.begin(), todo.end(),
+                   [&](const Point* x, const Point* y) { return seed_rank[x->seed] < seed_rank[y->seed]; });
   const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   const std::string plan = todo.empty() ? std::string("all stored, nothing to run")
                                         : fmt::format("{} stored, {} to run on {} thread(s)", stored, todo.size(),
