@@ -10,6 +10,7 @@ packages=(
   # The fuzz targets (fuzz/): clang, libFuzzer and clang's sanitizer runtimes (libclang-rt is only
   # recommended by clang, and recommendations are not installed here).
   clang libfuzzer-14-dev libclang-rt-14-dev
+  libsqlite3-dev sqlite3
 )
 # Node.js and npm build the web pages (web/) and run the browser tests; Debian's when none is there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

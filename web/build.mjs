@@ -1,4 +1,4 @@
-// Builds the two static pages into dist/, each one self-contained HTML file (scripts and styles
+// Builds the static pages into dist/, each one self-contained HTML file (scripts and styles
 // inlined, no module loading), so they work from file://, from `lmx view` and inside a mailed
 // report. Output is deterministic for a given package-lock.json.
 import * as esbuild from 'esbuild';
@@ -32,3 +32,4 @@ async function page(dir, out, extraCss = []) {
 
 await page('viewer', 'index.html');
 await page('report', 'report.html', ['node_modules/uplot/dist/uPlot.min.css']);
+await page('sweep', 'sweep.html', ['node_modules/uplot/dist/uPlot.min.css']);
