@@ -119,6 +119,7 @@ ActionSet Protocol<Word>::enabled_guarded(const State& s) const {
 
 template <class Word>
 bool Protocol<Word>::guard(const State& s, Action a) const {
+  if (static_cast<unsigned>(a) >= action_count) return false;  // not one of the sixteen actions
   return enabled_guarded(s).contains(a);
 }
 
@@ -152,7 +153,7 @@ Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
 template <class Word>
 Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const {
   Out out;
-  if (!valid(ctx)) return out.status = Status::invalid_input, out;
+  if (!valid(ctx) || static_cast<unsigned>(a.action) >= action_count) return out.status = Status::invalid_input, out;
   if (a.action == Action::init_lock) return lock(s, ctx);
   if (a.action == Action::init_unlock) return unlock(s, ctx);
   const Port l = a.port;

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -357,6 +358,14 @@ Scenario scenario_from_json(const json& j) {
   reject_unused(topo, "radius", s.topology.radius != defaults.topology.radius, topology_kind,
                 {"unit-disk", "mobility"});
   reject_unused(topo, "speed", s.topology.speed != defaults.topology.speed, topology_kind, {"mobility"});
+  // Without a radius, the default's mean degree n·π·r² (about 6.4 at 1000 nodes) is kept at every
+  // n: a fixed radius would grow the degree, and the work, with n. The default speed scales with the
+  // default radius, so that a node crosses its neighbourhood in as many rounds at every n.
+  if (topology_kind == "unit-disk" || topology_kind == "mobility") {
+    const double scale = std::sqrt(double(Scenario::radius_reference_nodes) / double(std::max<NodeId>(s.nodes, 1)));
+    if (!topo.find("radius")) s.topology.radius = std::min(1.5, defaults.topology.radius * scale);
+    if (!topo.find("speed") && topology_kind == "mobility") s.topology.speed = std::min(1.0, defaults.topology.speed * scale);
+  }
   topo.finish();
 
   auto dyn = section(top, "dynamics", empty);

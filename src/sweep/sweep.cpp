@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "lmx/sim/simulation.hpp"
+#include "lmx/trace/trace.hpp"
 
 namespace lmx::sweep {
 
@@ -166,7 +167,7 @@ std::string fnv1a(const std::string& text) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  return sim::hex64(h);
+  return trace::hex64(h);
 }
 
 std::vector<std::uint64_t> parse_seeds(const toml::node& n, const std::string& where) {

@@ -136,6 +136,9 @@ TEST_F(Fixture, BadInputIsRejectedNotExecuted) {
   EXPECT_EQ(paper.step(s, Activation{Action::receive_win, 1, Message{MessageKind::ready, 0}}, {}, fixed_draw).status,
             Status::invalid_input);
   EXPECT_EQ(receive(paper, MessageKind::request_lock, 1, 7).status, Status::invalid_input);  // p >= K
+  // a value that is none of the sixteen actions (found by fuzz/message_fuzz.cpp: a shift past 16 bits)
+  EXPECT_EQ(paper.step(s, Activation{static_cast<Action>(49)}, ctx, fixed_draw).status, Status::invalid_input);
+  EXPECT_FALSE(paper.guard(s, static_cast<Action>(200)));
 }
 
 // E1 (docs/errata.md): an initiator in WIN whose participant phase is idle has no enabled action

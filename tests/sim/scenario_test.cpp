@@ -370,3 +370,43 @@ TEST(Text, ValidUtf8RejectsMalformedSequences) {
 
 }  // namespace
 }  // namespace lmx::sim
+
+namespace lmx::sim {
+namespace {
+
+/// The mean degree of a unit-disk graph built from the scenario (one round, no Lock calls).
+double mean_degree(const std::string& kind, std::uint32_t nodes) {
+  json j = {{"nodes", nodes}, {"rounds", 1}, {"topology", {{"kind", kind}}}, {"delta", 32}};
+  j["workload"] = {{"participation", 0.0}};
+  const auto summary = run(scenario_from_json(j));
+  return 2.0 * summary.at("edges").get<double>() / nodes;
+}
+
+TEST(Scenario, DefaultRadiusKeepsTheMeanDegreeAtEveryNodeCount) {
+  const auto at = [](std::uint32_t nodes) {
+    return scenario_from_json({{"nodes", nodes}, {"topology", {{"kind", "mobility"}}}}).topology;
+  };
+  EXPECT_DOUBLE_EQ(at(1000).radius, 0.045);  // as written at the reference size
+  EXPECT_DOUBLE_EQ(at(1000).speed, 0.004);
+  EXPECT_DOUBLE_EQ(at(100000).radius, 0.0045);
+  EXPECT_DOUBLE_EQ(at(100000).speed, 0.0004);
+  EXPECT_DOUBLE_EQ(at(10).radius, 0.45);
+  // a given radius or speed is kept; other topologies keep the written default
+  const auto given = scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"radius", 0.01}}}}).topology;
+  EXPECT_DOUBLE_EQ(given.radius, 0.01);
+  EXPECT_DOUBLE_EQ(given.speed, 0.0004);
+  const auto speed = scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"speed", 0.002}}}}).topology;
+  EXPECT_DOUBLE_EQ(speed.radius, 0.0045);
+  EXPECT_DOUBLE_EQ(speed.speed, 0.002);
+  EXPECT_DOUBLE_EQ(scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "ring"}}}}).topology.radius, 0.045);
+  // the written form replays to the same radius (a trace header holds it)
+  const Scenario s = scenario_from_json({{"nodes", 4000}, {"topology", {{"kind", "mobility"}}}});
+  EXPECT_DOUBLE_EQ(scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "unit-disk"}}}}).topology.speed, 0.004);
+  EXPECT_DOUBLE_EQ(scenario_from_json(s.to_json()).topology.radius, s.topology.radius);
+  // and the graphs built have about the same mean degree (boundary effects aside)
+  const double small = mean_degree("unit-disk", 1000), large = mean_degree("unit-disk", 16000);
+  EXPECT_NEAR(large / small, 1.0, 0.1) << small << " vs " << large;
+}
+
+}  // namespace
+}  // namespace lmx::sim

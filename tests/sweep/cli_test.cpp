@@ -203,7 +203,7 @@ TEST(SweepCli, BadSweepFilesAreOneLineAndExit2BeforeAnythingRuns) {
       {"name = \"x\"\nseeds = 2\n[grid]\nk = {from = 4, to = 2}\n", "range 'from' 4 is above 'to' 2"},
       {"name = \"x\"\nseeds = 2\n[grid]\nk = [2, 2]\n", "value 2 appears twice"},
       // the bad point is the last one: nothing may have run before it is found
-      {"name = \"x\"\nseeds = 2\n[scenario]\nnodes = 10\n[grid]\ndelta = [4, 8]\ntopology.degree = [2, 6]\n",
+      {"name = \"x\"\nseeds = 2\n[scenario]\nnodes = 10\ntopology.kind = \"regular\"\n[grid]\ndelta = [4, 8]\ntopology.degree = [2, 6]\n",
        "point {delta = 4, topology.degree = 6} seed 1: scenario key 'topology.degree'"},
   };
   for (const auto& [text, message] : cases) {

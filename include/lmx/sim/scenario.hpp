@@ -26,6 +26,8 @@ struct ScenarioError : std::runtime_error {
 };
 
 struct Scenario {
+  /// The node count at which the default radius and speed hold as written (they scale with 1/sqrt(n)).
+  static constexpr std::uint32_t radius_reference_nodes = 1000;
   std::string name = "default";
   std::uint32_t nodes = 1000;
   unsigned delta = 8;
@@ -53,8 +55,8 @@ struct Scenario {
     std::vector<std::pair<NodeId, NodeId>> edges;  ///< edges: inline list
     unsigned degree = 0;                           ///< regular: target degree (0: delta)
     unsigned width = 0;                            ///< grid: columns (0: square)
-    double radius = 0.045;                         ///< unit-disk, mobility: connection radius r
-    double speed = 0.004;                          ///< mobility: distance per round
+    double radius = 0.045;  ///< unit-disk, mobility: connection radius r (if not given: 0.045·sqrt(1000/n))
+    double speed = 0.004;   ///< mobility: distance per round (if not given: scaled as the radius)
   } topology;
 
   struct Dynamics {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regression run of the fuzz targets (docs/reliability.md, "Fuzzing"): builds every
+# The corpus regression run with the libFuzzer builds (docs/reliability.md, "Fuzzing"; ctest runs
+# the same corpora through the ordinary builds as Fuzz.Corpus.*): builds every
 # fuzz/*_fuzz.cpp (clang, libFuzzer, ASan + UBSan) and runs every file of every corpus in
 # fuzz/corpus/ through every target once, without fuzzing. Any crash, leak or undefined behaviour
 # fails. Needs clang and libFuzzer (scripts/setup.sh installs them).
@@ -9,13 +10,13 @@ build=build/fuzz
 cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build "$build" -j "$(nproc)"
 corpora=(fuzz/corpus/*/)
-log=$build/test-fuzz.log
+log=$build/fuzz-corpus.log
 failed=()
 for target in "$build"/*_fuzz; do
   [ -x "$target" ] || continue
   name=$(basename "$target")
   # -runs=0: execute the corpus once and stop (nothing is written into the corpus directories).
-  if "$target" -runs=0 -artifact_prefix="$build/test-fuzz-" "${corpora[@]}" >"$log" 2>&1; then
+  if "$target" -runs=0 -artifact_prefix="$build/fuzz-corpus-" "${corpora[@]}" >"$log" 2>&1; then
     echo "$name: $(grep DONE "$log" | tail -1)"
   else
     echo "$name: FAILED" >&2
@@ -24,6 +25,6 @@ for target in "$build"/*_fuzz; do
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "test-fuzz.sh: a corpus input crashes ${failed[*]}" >&2
+  echo "fuzz-corpus.sh: a corpus input crashes ${failed[*]}" >&2
   exit 1
 fi
