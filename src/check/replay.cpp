@@ -110,7 +110,7 @@ class Replay {
     return out;
   }
   const json& field(const trace::Line& l, const char* key) const {
-    if (!l.event.contains(key)) reader_.fail(l.number, std::string("\"") + l.ev + "\" needs \"" + key + "\"");
+    if (!l.event.contains(key)) reader_.fail(l.number, nlohmann::json(l.ev).dump() + " needs \"" + key + "\"");
     return l.event[key];
   }
 

@@ -6,7 +6,8 @@
 //   workload.hpp      the application's Lock and Unlock calls;
 //   monitors.hpp      P1-P7 and the findings;
 //   metrics.hpp       what the summary measures;
-//   trace_writer.hpp  the event hash and the lmx-trace/1 lines.
+//   trace_writer.hpp  the event hash and the lmx-trace/1 lines;
+//   summary.hpp       the run summary and the trace header.
 // This file holds an activation (the hot path: candidates, the adversary's pick, the core's step,
 // its sends) and the rounds of both engines; the parts' methods it calls are inline.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "monitors.hpp"
 #include "network.hpp"
 #include "scheduler.hpp"
+#include "summary.hpp"
 #include "topology.hpp"
 #include "trace_writer.hpp"
 #include "workload.hpp"
@@ -529,33 +531,9 @@ class EngineImpl final : public Engine {
     log({now_, EvKind::call, static_cast<std::uint8_t>(op[0] == 'u'), static_cast<std::uint8_t>(ok), 0, u, 0});
     if (trace_.enabled()) trace_.call(u, op, ok);
   }
-  /// The header names everything a replay needs. An edge list read from a file is written inline
-  /// (and the file name dropped), so that the trace stays replayable after the file is gone or
-  /// changed: the replayed scenario then builds the same edges in the same order.
+  /// The header names everything a replay needs (run_header in summary.hpp).
   void write_header(const std::vector<std::pair<NodeId, NodeId>>& initial_edges) {
-    if (!trace_.enabled()) return;
-    Scenario replayable = sc_;
-    if (sc_.topology.kind == "edges" && !sc_.topology.file.empty()) {
-      replayable.topology.file.clear();
-      replayable.topology.edges = initial_edges;  // the file's edges, then the inline ones
-    }
-    nlohmann::ordered_json h = {{"type", "lmx-trace"},
-                                {"schema", trace::schema},
-                                {"lmx_version", std::string(core::version)},
-                                {"source", opt_.source},
-                                {"variant", std::string(core::to_string(sc_.variant))},
-                                {"delta", delta_},
-                                {"k", sc_.k},
-                                {"nodes", n_},
-                                {"seed", sc_.seed},
-                                {"engine", sc_.engine},
-                                {"scenario", nlohmann::ordered_json::parse(replayable.to_json().dump())}};
-    if (!dynamics_.positions().empty()) {
-      nlohmann::ordered_json pos = nlohmann::ordered_json::array();
-      for (auto [x, y] : dynamics_.positions()) pos.push_back({x, y});
-      h["positions"] = pos;
-    }
-    trace_.header(h);
+    if (trace_.enabled()) trace_.header(run_header(sc_, opt_.source, initial_edges, dynamics_.positions()));
   }
 
   // ---------------------------------------------------------------- summary
@@ -568,98 +546,8 @@ class EngineImpl final : public Engine {
     net_.flush_deferred();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
     const std::uint64_t events_hash = trace_.events().hash();
-    json props = json::object();
-    for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = monitors_.fired(p) ? "fail" : "pass";
-    const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8),
-                   paper_bits = core::paper_state_bits(delta_, sc_.k);
-    if (!p5_holds(layout_bits, paper_bits)) props["P5"] = "fail";
-    json by_kind = json::object();
-    const double locks = double(metrics_.locks_completed);
-    for (unsigned i = 0; i < core::message_kind_count; ++i)
-      by_kind[std::string(core::to_string(static_cast<MessageKind>(i)))] =
-          locks ? json(double(metrics_.sent_by_kind[i]) / locks) : json(nullptr);
-    std::vector<double> per_node;
-    json per_node_j = json::array();
-    double sx = 0, sxx = 0;
-    for (NodeId u = 0; u < n_; ++u)
-      if (work_.participating(u) || work_.app(u).locks) {
-        const double x = work_.app(u).locks;
-        sx += x, sxx += x * x, per_node.push_back(x);
-        if (n_ <= 100000) per_node_j.push_back(work_.app(u).locks);
-      }
-    const double jain = sxx > 0 ? sx * sx / (double(per_node.size()) * sxx) : 0;
-    // Requests still pending at the end, at their age: a latency that is at least this long.
-    Histogram pending_age(metrics_.latency_rounds.scale()), with_pending = metrics_.latency_rounds;
-    std::vector<std::pair<std::uint32_t, NodeId>> oldest;
-    for (NodeId u = 0; u < n_; ++u)
-      if (work_.app(u).phase == AppPhase::requesting) {
-        const double age = double(now_ - work_.app(u).timer) / tpr_;
-        pending_age.add(age), with_pending.add(age);
-        oldest.emplace_back(work_.app(u).timer, u);
-      }
-    const std::size_t shown = std::min<std::size_t>(oldest.size(), 10);
-    std::partial_sort(oldest.begin(), oldest.begin() + static_cast<std::ptrdiff_t>(shown), oldest.end());
-    json oldest_j = json::array();
-    for (std::size_t i = 0; i < shown; ++i) {
-      const auto [start, u] = oldest[i];
-      oldest_j.push_back({{"node", u},
-                          {"called_at_round", double(start) / tpr_},
-                          {"age_rounds", double(now_ - start) / tpr_},
-                          {"state", std::string(core::to_string(state_[u].state))}});
-    }
-    const double rounds = double(rounds_done_);
-    json result = {
-        {"schema", 1},
-        {"scenario", sc_.to_json()},
-        {"seed", sc_.seed},
-        {"variant", std::string(core::to_string(sc_.variant))},
-        {"engine", sc_.engine},
-        {"rounds", rounds_done_},
-        {"actions", metrics_.actions},
-        {"nodes", n_},
-        {"edges", net_.edges()},
-        {"locks_requested", metrics_.locks_requested},
-        {"locks_completed", metrics_.locks_completed},
-        {"locks_pending", work_.pending},
-        {"pending_requests",
-         {{"count", work_.pending},
-          {"horizon_rounds", horizon_},
-          {"age_rounds", pending_age.summary()},
-          {"oldest", oldest_j}}},
-        {"violations", monitors_.violations_json()},
-        {"violation_counts", monitors_.counts()},
-        {"stalled", stalled_},
-        {"interrupted", interrupted_},
-        {"properties", props},
-        {"findings", monitors_.findings_json()},
-        {"latency_rounds", metrics_.latency_rounds.summary()},
-        {"latency_rounds_with_pending", with_pending.summary()},
-        {"latency_activations", metrics_.latency_actions.summary()},
-        {"latency_messages", metrics_.latency_messages.summary()},
-        {"trials_per_lock",
-         {{"mean", locks ? json(double(metrics_.trials_sum) / locks) : json(nullptr)},
-          {"max", locks ? json(metrics_.trials_max) : json(nullptr)}}},
-        {"messages", metrics_.sent},
-        {"messages_lost", metrics_.lost},
-        {"messages_per_lock", locks ? json(double(metrics_.sent) / locks) : json(nullptr)},
-        {"messages_per_lock_by_kind", by_kind},
-        {"locks_per_round", rounds ? locks / rounds : 0.0},
-        {"mean_locked", rounds ? double(metrics_.mean_locked_sum) / rounds : 0.0},
-        {"jain_fairness", per_node.empty() || sxx == 0 ? json(nullptr) : json(jain)},
-        {"max_in_transit_per_edge", monitors_.max_in_transit()},
-        {"bits_per_node", {{"layout", layout_bits}, {"paper", paper_bits}}},
-        {"bytes_per_node", double(memory_bytes()) / n_},
-        {"actions_per_second", wall > 0 ? double(metrics_.actions) / wall : 0.0},
-        {"wall_seconds", wall},
-        {"trace_hash", trace::hex64(events_hash)},
-        {"series",
-         {{"round", metrics_.series_round},
-          {"locks_completed", metrics_.series_locks},
-          {"locked_nodes", metrics_.series_locked},
-          {"in_transit", metrics_.series_transit}}},
-        {"latency_histogram", metrics_.latency_rounds.histogram()},
-        {"per_node_locks", per_node_j},
-    };
+    json result = summarize(RunRecord<Word>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_, interrupted_,
+                                            state_, net_, work_, monitors_, metrics_, memory_bytes(), wall, events_hash});
     if (trace_.enabled()) {
       result["line_hash"] = trace::hex64(trace_.line_hash());
       json end = {{"ev", "end"},

@@ -112,7 +112,7 @@ bool Reader::next(Line& line) {
   if (line.ev == "end") {
     if (!e.contains("hash") || !e["hash"].is_string()) fail(number_, "the end line has no \"hash\"");
     if (e["hash"] != hex64(hash_.value()))
-      fail(number_, "the end line's hash " + e["hash"].get<std::string>() +
+      fail(number_, "the end line's hash " + e["hash"].dump() +
                         " is not the hash of the lines before it (" + hex64(hash_.value()) +
                         "): the trace was changed");
     ended_ = true;
@@ -124,7 +124,8 @@ bool Reader::next(Line& line) {
 
 std::uint64_t get_uint(const Reader& reader, const Line& line, const char* key, std::uint64_t lo, std::uint64_t hi) {
   const auto& e = line.event;
-  if (!e.contains(key)) reader.fail(line.number, std::string("\"") + line.ev + "\" needs \"" + key + "\"");
+  // the event's name as JSON: escaped, never a raw control character
+  if (!e.contains(key)) reader.fail(line.number, nlohmann::json(line.ev).dump() + " needs \"" + key + "\"");
   const auto& v = e[key];
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
     reader.fail(line.number, std::string("\"") + key + "\" must be an integer in " + std::to_string(lo) + ".." +

@@ -58,7 +58,11 @@ std::string num(const json& v, int precision = 1) {
   return fmt::format("{:.{}f}", v.get<double>(), precision);
 }
 
-std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", double(bytes) / double(1ull << 30)); }
+/// A memory size in the unit that shows it: "12.3 MiB", "1.5 GiB".
+std::string gib(std::uint64_t bytes) {
+  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", double(bytes) / double(1ull << 20));
+  return fmt::format("{:.1f} GiB", double(bytes) / double(1ull << 30));
+}
 
 /// The adversary as it acts: the asynchronous engine has no activation probability of its own.
 std::string adversary(const json& sc) {

@@ -31,19 +31,23 @@ nlohmann::json read_run(const std::filesystem::path& run_json) {
   if (!in) throw Error(fmt::format("cannot read {}", run_json.string()));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  if (buffer.str().empty())
-    throw Error(fmt::format("{} is empty: expected the JSON object printed by `lmx run --json`", run_json.string()));
+  if (in.bad()) throw Error(fmt::format("cannot read {}", run_json.string()));
+  return parse_run(buffer.str(), run_json.string());
+}
+
+nlohmann::json parse_run(const std::string& text, const std::string& name) {
+  if (text.empty()) throw Error(fmt::format("{} is empty: expected the JSON object printed by `lmx run --json`", name));
   nlohmann::json run;
   try {
-    run = nlohmann::json::parse(buffer.str());
+    run = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{} is not valid JSON: {}", run_json.string(), describe(e)));
+    throw Error(fmt::format("{} is not valid JSON: {}", name, describe(e)));
   }
-  if (!run.is_object()) throw Error(fmt::format("{}: expected a JSON object (`lmx run --json`)", run_json.string()));
+  if (!run.is_object()) throw Error(fmt::format("{}: expected a JSON object (`lmx run --json`)", name));
   if (!run.contains("schema") || run["schema"] != 1)
-    throw Error(fmt::format("{}: unknown run summary schema {} (this lmx reads schema 1, docs/run-format.md)",
-                            run_json.string(), run.contains("schema") ? run["schema"].dump() : "(missing)"));
-  check_run(run, run_json.string());
+    throw Error(fmt::format("{}: unknown run summary schema {} (this lmx reads schema 1, docs/run-format.md)", name,
+                            run.contains("schema") ? run["schema"].dump() : "(missing)"));
+  check_run(run, name);
   return run;
 }
 
@@ -102,6 +106,10 @@ void check_run(const nlohmann::json& run, const std::string& name) {
 nlohmann::json summarize_trace(const std::filesystem::path& trace) {
   std::ifstream in(trace, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}", trace.string()));
+  return summarize_trace(in, trace.string(), trace.filename().string());
+}
+
+nlohmann::json summarize_trace(std::istream& in, const std::string& name, const std::string& short_name) {
   std::map<std::int64_t, double> pending;  // node -> round of its accepted Lock call
   nlohmann::json latencies = nlohmann::json::array();
   nlohmann::json violations = nlohmann::json::array();
@@ -109,7 +117,7 @@ nlohmann::json summarize_trace(const std::filesystem::path& trace) {
   nlohmann::json header, end;
   try {
     // The shared reader checks every line's form and order, and the end line's hash.
-    lmx::trace::Reader reader(in, trace.string());
+    lmx::trace::Reader reader(in, name);
     header = reader.header();
     header.erase("positions");
     lmx::trace::Line e;
@@ -137,22 +145,32 @@ nlohmann::json summarize_trace(const std::filesystem::path& trace) {
                                 {"detail", j.value("detail", "")}});
         }
       } catch (const nlohmann::json::exception& ex) {
-        throw Error(fmt::format("{} line {}: \"{}\" event: {}", trace.string(), e.number, e.ev, describe(ex)));
+        // the event's name as JSON: escaped, never a raw control character
+        throw Error(fmt::format("{} line {}: {} event: {}", name, e.number, nlohmann::json(e.ev).dump(), describe(ex)));
       }
     }
     if (!reader.complete())
-      throw Error(fmt::format("{}: the trace has no end line (the run did not finish writing it)", trace.string()));
+      throw Error(fmt::format("{}: the trace has no end line (the run did not finish writing it)", name));
   } catch (const lmx::trace::Error& ex) {
     throw Error(ex.what());
   }
-  return {{"name", trace.filename().string()},
+  // The end line's fields, if present, must have their types (a summary never holds a wrong one).
+  const auto end_field = [&](const char* key, bool (nlohmann::json::*is)() const noexcept, const char* what) {
+    if (end.contains(key) && !(end[key].*is)())
+      throw Error(fmt::format("{}: the end line's \"{}\" must be {}, not {}", name, key, what, end[key].dump()));
+    return end.contains(key);
+  };
+  const bool stalled = end_field("stalled", &nlohmann::json::is_boolean, "true or false") && end["stalled"].get<bool>();
+  const std::string event_hash =
+      end_field("event_hash", &nlohmann::json::is_string, "a string") ? end["event_hash"].get<std::string>() : "";
+  return {{"name", short_name},
           {"events", events},
           {"header", header},
           {"latencies", latencies},
           {"violations", violations},
-          {"stalled", end.value("stalled", false)},
+          {"stalled", stalled},
           {"complete", true},
-          {"event_hash", end.value("event_hash", "")}};
+          {"event_hash", event_hash}};
 }
 
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary) {

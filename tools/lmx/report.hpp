@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,8 @@ struct Error : std::runtime_error {
 /// {name, events, header: {...without positions...}, latencies: [rounds per completed Lock],
 ///  violations: [{property, round, nodes, ports, detail}], stalled}.
 nlohmann::json summarize_trace(const std::filesystem::path& trace);
+/// The same from a stream; `name` is used in messages, `short_name` as the summary's "name".
+nlohmann::json summarize_trace(std::istream& in, const std::string& name, const std::string& short_name);
 
 /// The report page for a run summary, with the trace's summary when given.
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary);
@@ -33,6 +36,8 @@ void write_report(const nlohmann::json& run, const std::optional<std::filesystem
 
 /// Reads and checks a run summary file (schema 1). Throws Error.
 nlohmann::json read_run(const std::filesystem::path& run_json);
+/// The same from the file's text; `name` is used in messages.
+nlohmann::json parse_run(const std::string& text, const std::string& name);
 
 /// Checks that a run summary has every field the report reads, with its type. Throws Error
 /// naming the field.

@@ -1,4 +1,4 @@
-// The simulator: the paper's model (design notes §3) at scale, two engines (semi-synchronous rounds,
+// The simulator: the paper's model (docs/model.md) at scale, two engines (semi-synchronous rounds,
 // asynchronous intervals), composable adversaries, workloads, live monitors of P1-P7, metrics and
 // the lmx-trace/1 writer. docs/simulator.md explains each part.
 #pragma once

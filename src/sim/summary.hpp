@@ -1,0 +1,174 @@
+// The run summary (docs/run-format.md) and the trace header (docs/trace-format.md): what a run
+// reports, computed from the engine's parts once the run has ended.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "big_array.hpp"
+#include "lmx/core/protocol.hpp"
+#include "lmx/sim/simulation.hpp"
+#include "lmx/trace/trace.hpp"
+#include "metrics.hpp"
+#include "monitors.hpp"
+#include "network.hpp"
+#include "workload.hpp"
+
+namespace lmx::sim {
+
+/// What the summary reads from an engine at the end of its run.
+template <class Word>
+struct RunRecord {
+  const Scenario& scenario;
+  NodeId nodes;
+  unsigned delta;
+  std::uint32_t now;              ///< the clock, in ticks
+  std::uint32_t ticks_per_round;
+  std::uint64_t horizon;          ///< P7's, in rounds
+  std::uint64_t rounds;           ///< rounds run
+  bool stalled, interrupted;
+  const BigArray<core::NodeState<Word>>& state;
+  const Network<Word>& net;
+  const Workload& work;
+  const Monitors<Word>& monitors;
+  const Metrics& metrics;
+  std::size_t memory_bytes;
+  double wall_seconds;
+  std::uint64_t events_hash;
+};
+
+/// The `lmx run --json` object (schema 1) of a finished run.
+template <class Word>
+nlohmann::json summarize(const RunRecord<Word>& r) {
+  using nlohmann::json;
+  using core::MessageKind;
+  json props = json::object();
+  for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = r.monitors.fired(p) ? "fail" : "pass";
+  const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8),
+                 paper_bits = core::paper_state_bits(r.delta, r.scenario.k);
+  if (!p5_holds(layout_bits, paper_bits)) props["P5"] = "fail";
+  json by_kind = json::object();
+  const double locks = double(r.metrics.locks_completed);
+  for (unsigned i = 0; i < core::message_kind_count; ++i)
+    by_kind[std::string(core::to_string(static_cast<MessageKind>(i)))] =
+        locks ? json(double(r.metrics.sent_by_kind[i]) / locks) : json(nullptr);
+  std::vector<double> per_node;
+  json per_node_j = json::array();
+  double sx = 0, sxx = 0;
+  for (NodeId u = 0; u < r.nodes; ++u)
+    if (r.work.participating(u) || r.work.app(u).locks) {
+      const double x = r.work.app(u).locks;
+      sx += x, sxx += x * x, per_node.push_back(x);
+      if (r.nodes <= 100000) per_node_j.push_back(r.work.app(u).locks);
+    }
+  const double jain = sxx > 0 ? sx * sx / (double(per_node.size()) * sxx) : 0;
+  // Requests still pending at the end, at their age: a latency that is at least this long.
+  Histogram pending_age(r.metrics.latency_rounds.scale()), with_pending = r.metrics.latency_rounds;
+  std::vector<std::pair<std::uint32_t, NodeId>> oldest;
+  for (NodeId u = 0; u < r.nodes; ++u)
+    if (r.work.app(u).phase == AppPhase::requesting) {
+      const double age = double(r.now - r.work.app(u).timer) / r.ticks_per_round;
+      pending_age.add(age), with_pending.add(age);
+      oldest.emplace_back(r.work.app(u).timer, u);
+    }
+  const std::size_t shown = std::min<std::size_t>(oldest.size(), 10);
+  std::partial_sort(oldest.begin(), oldest.begin() + static_cast<std::ptrdiff_t>(shown), oldest.end());
+  json oldest_j = json::array();
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto [start, u] = oldest[i];
+    oldest_j.push_back({{"node", u},
+                        {"called_at_round", double(start) / r.ticks_per_round},
+                        {"age_rounds", double(r.now - start) / r.ticks_per_round},
+                        {"state", std::string(core::to_string(r.state[u].state))}});
+  }
+  const double rounds = double(r.rounds);
+  json result = {
+      {"schema", 1},
+      {"scenario", r.scenario.to_json()},
+      {"seed", r.scenario.seed},
+      {"variant", std::string(core::to_string(r.scenario.variant))},
+      {"engine", r.scenario.engine},
+      {"rounds", r.rounds},
+      {"actions", r.metrics.actions},
+      {"nodes", r.nodes},
+      {"edges", r.net.edges()},
+      {"locks_requested", r.metrics.locks_requested},
+      {"locks_completed", r.metrics.locks_completed},
+      {"locks_pending", r.work.pending},
+      {"pending_requests",
+       {{"count", r.work.pending},
+        {"horizon_rounds", r.horizon},
+        {"age_rounds", pending_age.summary()},
+        {"oldest", oldest_j}}},
+      {"violations", r.monitors.violations_json()},
+      {"violation_counts", r.monitors.counts()},
+      {"stalled", r.stalled},
+      {"interrupted", r.interrupted},
+      {"properties", props},
+      {"findings", r.monitors.findings_json()},
+      {"latency_rounds", r.metrics.latency_rounds.summary()},
+      {"latency_rounds_with_pending", with_pending.summary()},
+      {"latency_activations", r.metrics.latency_actions.summary()},
+      {"latency_messages", r.metrics.latency_messages.summary()},
+      {"trials_per_lock",
+       {{"mean", locks ? json(double(r.metrics.trials_sum) / locks) : json(nullptr)},
+        {"max", locks ? json(r.metrics.trials_max) : json(nullptr)}}},
+      {"messages", r.metrics.sent},
+      {"messages_lost", r.metrics.lost},
+      {"messages_per_lock", locks ? json(double(r.metrics.sent) / locks) : json(nullptr)},
+      {"messages_per_lock_by_kind", by_kind},
+      {"locks_per_round", rounds ? locks / rounds : 0.0},
+      {"mean_locked", rounds ? double(r.metrics.mean_locked_sum) / rounds : 0.0},
+      {"jain_fairness", per_node.empty() || sxx == 0 ? json(nullptr) : json(jain)},
+      {"max_in_transit_per_edge", r.monitors.max_in_transit()},
+      {"bits_per_node", {{"layout", layout_bits}, {"paper", paper_bits}}},
+      {"bytes_per_node", double(r.memory_bytes) / r.nodes},
+      {"actions_per_second", r.wall_seconds > 0 ? double(r.metrics.actions) / r.wall_seconds : 0.0},
+      {"wall_seconds", r.wall_seconds},
+      {"trace_hash", trace::hex64(r.events_hash)},
+      {"series",
+       {{"round", r.metrics.series_round},
+        {"locks_completed", r.metrics.series_locks},
+        {"locked_nodes", r.metrics.series_locked},
+        {"in_transit", r.metrics.series_transit}}},
+      {"latency_histogram", r.metrics.latency_rounds.histogram()},
+      {"per_node_locks", per_node_j},
+  };
+  return result;
+}
+
+/// The trace header names everything a replay needs. An edge list read from a file is written
+/// inline (and the file name dropped), so that the trace stays replayable after the file is gone or
+/// changed: the replayed scenario then builds the same edges in the same order.
+inline nlohmann::ordered_json run_header(const Scenario& sc, const std::string& source,
+                                         const std::vector<std::pair<NodeId, NodeId>>& initial_edges,
+                                         const std::vector<std::pair<double, double>>& positions) {
+  Scenario replayable = sc;
+  if (sc.topology.kind == "edges" && !sc.topology.file.empty()) {
+    replayable.topology.file.clear();
+    replayable.topology.edges = initial_edges;  // the file's edges, then the inline ones
+  }
+  nlohmann::ordered_json h = {{"type", "lmx-trace"},
+                              {"schema", trace::schema},
+                              {"lmx_version", std::string(core::version)},
+                              {"source", source},
+                              {"variant", std::string(core::to_string(sc.variant))},
+                              {"delta", sc.delta},
+                              {"k", sc.k},
+                              {"nodes", sc.nodes},
+                              {"seed", sc.seed},
+                              {"engine", sc.engine},
+                              {"scenario", nlohmann::ordered_json::parse(replayable.to_json().dump())}};
+  if (!positions.empty()) {
+    nlohmann::ordered_json pos = nlohmann::ordered_json::array();
+    for (auto [x, y] : positions) pos.push_back({x, y});
+    h["positions"] = pos;
+  }
+  return h;
+}
+
+}  // namespace lmx::sim
