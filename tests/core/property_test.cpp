@@ -212,7 +212,7 @@ RC_GTEST_PROP(Invariants, HoldAfterEveryStepOnRepaired, ()) { check_invariants(V
 
 // P7 on the repaired variant: once the topology stops changing, every request completes. Before
 // repair R2 it failed by errata E2 (a circular wait between participants that decided before an
-// applicant's request-lock arrived; no topology change is needed): testdata/d3_circular_wait.txt
+// applicant's request-lock arrived; no topology change is needed): testdata/e2_circular_wait.txt
 // replays the counterexamples on the paper variant and shows R2 resolving them.
 RC_GTEST_PROP(LockoutFreedom, EveryRequestCompletesOnceTheTopologySettlesOnRepaired, ()) {
   const auto shape = *gen_shape();

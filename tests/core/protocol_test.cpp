@@ -157,7 +157,7 @@ TEST_F(Fixture, WinningInitiatorCanProcessADisconnectionOnlyWhenRepaired) {
 }
 
 namespace {
-/// The node of testdata/d2_double_send.txt just before its CheckStart: an initiator in PREPARE
+/// The node of testdata/e3_double_send.txt just before its CheckStart: an initiator in PREPARE
 /// with every ready in, and a participant in COMPETE whose only candidate (port 1) was just cut
 /// while port 2, also in L, is on hold.
 NodeState<Word> held_port_in_lock_set() {
