@@ -12,12 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include "lmx/check/checker.hpp"
 
 namespace {
-void require(bool holds) {
-  if (!holds) __builtin_trap();
-}
+using lmx::fuzz::require;
 
 /// An error text: one line of printable text, about the option (the input it quotes escaped).
 void require_error(const std::string& error) {

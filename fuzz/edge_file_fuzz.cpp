@@ -8,13 +8,12 @@
 #include <sstream>
 #include <string>
 
+#include "fuzz_support.hpp"
 #include "lmx/sim/simulation.hpp"
 
 namespace {
 
-void require(bool holds) {
-  if (!holds) __builtin_trap();
-}
+using lmx::fuzz::require;
 
 void read_and_build(const std::string& text, lmx::sim::NodeId nodes, unsigned delta) {
   using namespace lmx::sim;

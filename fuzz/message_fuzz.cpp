@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fuzz_support.hpp"
 #include "lmx/core/protocol.hpp"
 
 namespace {
@@ -16,9 +17,7 @@ namespace {
 using namespace lmx::core;
 
 /// A broken property is a crash: libFuzzer reports it with the input.
-void require(bool holds) {
-  if (!holds) __builtin_trap();
-}
+using lmx::fuzz::require;
 
 struct Bytes {
   const std::uint8_t* data;

@@ -6,18 +6,11 @@
 #include <sstream>
 #include <string>
 
+#include "fuzz_support.hpp"
 #include "report.hpp"
 
-namespace {
-void require(bool holds) {
-  if (!holds) __builtin_trap();
-}
-bool printable_line(const std::string& text) {
-  for (const char c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return false;
-  return true;
-}
-}  // namespace
+using lmx::fuzz::printable_line;
+using lmx::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -5,13 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz_support.hpp"
 #include "lmx/sim/scenario.hpp"
 
 namespace lmx::fuzz {
 
-inline void require(bool holds) {
-  if (!holds) __builtin_trap();
-}
 
 /// Validates `j`; for a valid scenario, checks the round trip through text.
 inline void validate_and_round_trip(const nlohmann::json& j) {

@@ -9,6 +9,16 @@
 
 namespace lmx::check::detail {
 
+/// MurmurHash3's 64-bit finaliser: a bijection in which every bit affects every bit.
+inline std::uint64_t murmur_finalize(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 /// A checksum computed over a byte stream given in pieces of any size. The bytes are read as
 /// little-endian 64-bit words dealt round-robin to four lanes, and each lane folds its words as
 /// h = m(h ^ w), m(x) = s(x * K) with K odd and s(y) = y ^ (y >> 29): m is a bijection, so for a
@@ -55,15 +65,7 @@ class Checksum {
     h = (h ^ w) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
   }
-  /// MurmurHash3's finaliser: a bijection in which every bit affects every bit.
-  static std::uint64_t mix(std::uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-  }
+  static std::uint64_t mix(std::uint64_t h) { return murmur_finalize(h); }
   void fold(const std::uint8_t* p) {
     for (std::size_t i = 0; i < 4; ++i) lane_[i] = step(lane_[i], word(p + 8 * i));
   }

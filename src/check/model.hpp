@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "checksum.hpp"
 #include "lmx/check/checker.hpp"
 #include "lmx/core/protocol.hpp"
 
@@ -110,13 +111,7 @@ inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
   }
   std::uint64_t w = 0;
   std::memcpy(&w, p + i, n - i);
-  h ^= w;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return detail::murmur_finalize(h ^ w);
 }
 
 /// Node records by number (collapse compression, as in SPIN's collapse mode and LTSmin's tree

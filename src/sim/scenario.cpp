@@ -1,6 +1,7 @@
 // Scenario input: TOML and `--set` overrides are first turned into JSON, then one validator checks
 // keys, types and ranges and builds the Scenario.
 #include "lmx/sim/scenario.hpp"
+#include "lmx/sim/toml_json.hpp"
 
 #include <toml++/toml.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <set>
 #include <sstream>
 
@@ -79,21 +81,9 @@ std::string toml_where(const toml::node& n, const std::string& context) {
 }
 
 json from_toml(const toml::node& n, const std::string& context) {
-  if (auto t = n.as_table()) {
-    json o = json::object();
-    for (auto&& [k, v] : *t) o[std::string(k.str())] = from_toml(v, context);
-    return o;
-  }
-  if (auto a = n.as_array()) {
-    json arr = json::array();
-    for (auto&& v : *a) arr.push_back(from_toml(v, context));
-    return arr;
-  }
-  if (auto v = n.as_integer()) return v->get();
-  if (auto v = n.as_floating_point()) return v->get();
-  if (auto v = n.as_boolean()) return v->get();
-  if (auto v = n.as_string()) return v->get();
-  throw ScenarioError(toml_where(n, context) + ": dates and times are not scenario values");
+  return json_from_toml(n, [&](const toml::node& date) {
+    throw ScenarioError(toml_where(date, context) + ": dates and times are not scenario values");
+  });
 }
 
 // Reads object `j` strictly: each get() removes the key; finish() rejects what is left.
@@ -407,6 +397,26 @@ namespace {
 /// Scenario files are small; this bound keeps a device or a huge file from being read whole.
 constexpr std::size_t max_scenario_bytes = 1 << 20;
 }  // namespace
+
+
+json json_from_toml(const toml::node& value, const std::function<void(const toml::node&)>& on_date) {
+  if (auto t = value.as_table()) {
+    json o = json::object();
+    for (auto&& [k, v] : *t) o[std::string(k.str())] = json_from_toml(v, on_date);
+    return o;
+  }
+  if (auto a = value.as_array()) {
+    json arr = json::array();
+    for (auto&& v : *a) arr.push_back(json_from_toml(v, on_date));
+    return arr;
+  }
+  if (auto v = value.as_integer()) return v->get();
+  if (auto v = value.as_floating_point()) return v->get();
+  if (auto v = value.as_boolean()) return v->get();
+  if (auto v = value.as_string()) return v->get();
+  on_date(value);
+  throw std::logic_error("json_from_toml: on_date returned");  // it must throw
+}
 
 json scenario_json_from_toml_file(const std::string& path) {
   std::error_code ec;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "lmx/sim/simulation.hpp"
+#include "lmx/sim/toml_json.hpp"
 #include "lmx/trace/trace.hpp"
 
 namespace lmx::sweep {
@@ -25,21 +26,7 @@ constexpr std::size_t max_points = 10'000'000;
 constexpr std::uint64_t max_seed_count = 1'000'000;
 
 json to_json(const toml::node& n, const std::string& where) {
-  if (auto t = n.as_table()) {
-    json o = json::object();
-    for (auto&& [k, v] : *t) o[std::string(k.str())] = to_json(v, where);
-    return o;
-  }
-  if (auto a = n.as_array()) {
-    json arr = json::array();
-    for (auto&& v : *a) arr.push_back(to_json(v, where));
-    return arr;
-  }
-  if (auto v = n.as_integer()) return v->get();
-  if (auto v = n.as_floating_point()) return v->get();
-  if (auto v = n.as_boolean()) return v->get();
-  if (auto v = n.as_string()) return v->get();
-  throw SweepError(where + ": dates and times are not sweep values");
+  return sim::json_from_toml(n, [&](const toml::node&) { throw SweepError(where + ": dates and times are not sweep values"); });
 }
 
 /// A float value as the shortest decimal of 12 significant digits, so that 0.1 + 0.2 steps give 0.3.
