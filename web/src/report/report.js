@@ -2,8 +2,8 @@
 // run summary (docs/run-format.md) and, when a trace is given, exact per-Lock latencies and the
 // trace's violations, into this page. Plots use uPlot; nothing is fetched.
 import uPlot from 'uplot';
+import { $, fail, kv, num } from '../common/page.js';
 
-const $ = (id) => document.getElementById(id);
 const PROPS = {
   P1: 'Mutual exclusion: lock sets are disjoint',
   P2: 'Isolation: a LOCKED node\'s persistent neighbours point at it',
@@ -15,25 +15,7 @@ const PROPS = {
 };
 const KIND_ORDER = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
 
-function fail(msg) {
-  const e = $('error');
-  e.textContent = msg;
-  e.hidden = false;
-}
 
-function kv(rows) {
-  const t = document.createElement('table');
-  for (const [k, v] of rows) {
-    const tr = t.insertRow();
-    const th = document.createElement('th');
-    th.textContent = k;
-    tr.append(th);
-    const td = tr.insertCell();
-    if (v instanceof Node) td.append(v); else td.textContent = v === null || v === undefined ? '—' : String(v);
-  }
-  return t;
-}
-const num = (x, d = 3) => (x === null || x === undefined ? '—' : typeof x === 'number' ? (Number.isInteger(x) ? x.toLocaleString('en') : x.toFixed(d)) : String(x));
 const code = (s) => { const c = document.createElement('code'); c.textContent = s; return c; };
 
 function flattenScenario(s, prefix = '', out = []) {

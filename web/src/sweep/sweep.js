@@ -3,33 +3,14 @@
 // there is one plot against each grid key: one line per combination of the other keys (the mean
 // over seeds), with the seeds' min–max spread as a band. Plots use uPlot; nothing is fetched.
 import uPlot from 'uplot';
+import { $, fail, kv, num } from '../common/page.js';
 
-const $ = (id) => document.getElementById(id);
 const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#65a30d', '#4f46e5', '#b45309', '#0f766e', '#be123c'];
 const MAX_LINES = COLOURS.length;
 const PROPS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'];
 
-function fail(msg) {
-  const e = $('error');
-  e.textContent = msg;
-  e.hidden = false;
-}
-
-function kv(rows) {
-  const t = document.createElement('table');
-  for (const [k, v] of rows) {
-    const tr = t.insertRow();
-    const th = document.createElement('th');
-    th.textContent = k;
-    tr.append(th);
-    const td = tr.insertCell();
-    if (v instanceof Node) td.append(v); else td.textContent = v === null || v === undefined ? '—' : String(v);
-  }
-  return t;
-}
 const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const num = (x, d = 3) => (x === null || x === undefined ? '—' : typeof x === 'number' ? (Number.isInteger(x) ? x.toLocaleString('en') : x.toFixed(d)) : String(x));
 
 function flatten(s, prefix = '', out = []) {
   if (s === null || typeof s !== 'object' || Array.isArray(s)) { out.push([prefix, Array.isArray(s) && s.length > 12 ? `[${s.length} items]` : show(s)]); return out; }
