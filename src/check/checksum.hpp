@@ -34,14 +34,14 @@ class Checksum {
     total_ += n;
     if (held_ > 0) {  // complete the block begun by the previous piece
       const std::size_t take = n < block - held_ ? n : block - held_;
-      std::memcpy(pending_.data() + held_, p, take);
+      if (take > 0) std::memcpy(pending_.data() + held_, p, take);
       held_ += take, p += take, n -= take;
       if (held_ < block) return;
       fold(pending_.data());
       held_ = 0;
     }
     for (; n >= block; p += block, n -= block) fold(p);
-    std::memcpy(pending_.data(), p, n);
+    if (n > 0) std::memcpy(pending_.data(), p, n);  // p may be null when n is 0 (an empty file)
     held_ = n;
   }
   [[nodiscard]] std::uint64_t digest() const {

@@ -165,10 +165,12 @@ const lmx::cli::Register reg{
                            "fewer nodes or, for unit-disk and mobility graphs, a smaller radius would fit "
                            "(--no-memory-check runs it anyway)",
                            gib(need), gib(have)));
+         // Ctrl-C is caught before the trace's temporary file exists: once it does, an interrupt
+         // ends the run cleanly (the tests wait for that file before they send one).
+         lmx::cli::InterruptGuard interrupt;
          std::optional<lmx::cli::OutputFile> trace_file;
          RunOptions o;
          if (!a.trace.empty()) trace_file.emplace(a.trace), o.trace = &trace_file->stream();
-         lmx::cli::InterruptGuard interrupt;
          o.stop = &lmx::cli::InterruptGuard::requested();
          Progress progress;
          o.progress = std::ref(progress);
