@@ -3,9 +3,10 @@
 # the same corpora through the ordinary builds as Fuzz.Corpus.*): builds every
 # fuzz/*_fuzz.cpp (clang, libFuzzer, ASan + UBSan) and runs every file of every corpus in
 # fuzz/corpus/ through every target once, without fuzzing. Any crash, leak or undefined behaviour
-# fails. Needs clang and libFuzzer (scripts/setup.sh installs them).
+# fails. Needs clang and libFuzzer (scripts/setup.sh --fuzz installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v clang++ >/dev/null 2>&1 || { echo "$(basename "$0"): clang++ not found (scripts/setup.sh --fuzz installs clang and libFuzzer)" >&2; exit 2; }
 build=build/fuzz
 cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build "$build" -j "$(nproc)"

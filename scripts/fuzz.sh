@@ -12,6 +12,7 @@
 # -jobs=1 or -max_len=N are passed to libFuzzer. Runs at nice 10; run one campaign at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v clang++ >/dev/null 2>&1 || { echo "$(basename "$0"): clang++ not found (scripts/setup.sh --fuzz installs clang and libFuzzer)" >&2; exit 2; }
 
 usage() {
   echo "usage: scripts/fuzz.sh TARGET SECONDS [--merge] [LIBFUZZER_OPTION...]" >&2

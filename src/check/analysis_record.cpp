@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "checkpoint.hpp"
+#include "checksum.hpp"
 
 namespace lmx::check::detail {
 
@@ -22,12 +23,6 @@ bool parse_phase(const std::string& name, Phase& out) {
       return true;
     }
   return false;
-}
-
-std::string hex16(std::uint64_t v) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
 }
 
 int hex_digit(char c) {

@@ -36,12 +36,6 @@ const std::vector<std::string>& checkpoint_files() {
   return names;
 }
 
-std::string hex16(std::uint64_t v) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
 /// The header as read: its fields, and per file its size and checksum.
 struct Header {
   std::string run;

@@ -5,9 +5,18 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace lmx::check::detail {
+
+/// A checksum as it is written in a checkpoint: 16 lowercase hexadecimal digits.
+inline std::string hex16(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
 
 /// MurmurHash3's 64-bit finaliser: a bijection in which every bit affects every bit.
 inline std::uint64_t murmur_finalize(std::uint64_t h) {

@@ -9,10 +9,6 @@ namespace lmx::script {
 
 using core::Port;
 
-namespace {
-std::string node_name(unsigned u) { return "n" + std::to_string(u); }
-}  // namespace
-
 std::size_t Network::in_transit_on_edge(unsigned u, Port port) const {
   const auto there = peer(u, port);
   if (!there) return 0;

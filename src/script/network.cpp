@@ -27,9 +27,7 @@ std::string format_message(Message m) {
   return s;
 }
 
-namespace {
 std::string node_name(unsigned u) { return "n" + std::to_string(u); }
-}  // namespace
 
 Network::Network(unsigned nodes, core::Config config) : protocol_(config), nodes_(nodes) {
   for (auto& n : nodes_) {

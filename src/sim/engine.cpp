@@ -167,7 +167,7 @@ class EngineImpl final : public Engine {
   bool step() override {
     if (done_) return false;
     if ((opt_.stop && opt_.stop->load(std::memory_order_relaxed)) ||
-        (opt_.stop_after_rounds && rounds_done_ >= opt_.stop_after_rounds)) {
+        (opt_.stop_after_rounds && rounds_done_ >= *opt_.stop_after_rounds)) {
       interrupted_ = done_ = true;
       return false;
     }

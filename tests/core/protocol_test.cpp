@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+// A named namespace: the core tests are also compiled as one unity source, where another file
+// gives Word and Ports other widths.
+namespace protocol_test {
+
 using namespace lmx::core;
 using Word = std::uint16_t;
 using Ports = PortSet<Word>;
@@ -210,3 +214,5 @@ TEST_F(Fixture, RepairedReleasesHeldPortsNotSentToAtOnce) {  // R3 defers only t
   EXPECT_EQ(fx.sends[0].ports, ports({3}));
   EXPECT_EQ(s.on_hold, ports({2}));
 }
+
+}  // namespace protocol_test

@@ -261,5 +261,23 @@ TEST(Trace, AnInterruptedRunSaysSoAndReplays) {
   EXPECT_TRUE(again.summary["interrupted"].get<bool>());
 }
 
+/// Interrupted before its first round (Ctrl-C while the graph was being built): the replay stops
+/// there too, rather than reading "0 rounds" as "no limit" and running on.
+TEST(Trace, ARunInterruptedBeforeItsFirstRoundReplays) {
+  Scenario s;
+  s.nodes = 30, s.delta = 4, s.rounds = 400, s.topology.kind = "regular";
+  std::ostringstream trace;
+  const std::atomic<bool> stop{true};
+  RunOptions o;
+  o.trace = &trace;
+  o.stop = &stop;
+  const json r = run(s, o);
+  EXPECT_TRUE(r["interrupted"].get<bool>());
+  EXPECT_EQ(r["rounds"].get<std::uint64_t>(), 0u);
+  const auto again = replay_text(trace.str());
+  EXPECT_TRUE(again.same) << again.first_difference << "\n" << again.expected << "\n" << again.got;
+  EXPECT_EQ(again.summary["rounds"].get<std::uint64_t>(), 0u);
+}
+
 }  // namespace
 }  // namespace lmx::sim

@@ -85,7 +85,7 @@ double core_actions_per_second() {
   return double(actions) / secs;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register bench_command{
     {"bench", 14, [](CLI::App& app, int&) {
        static std::string nodes_text = "1000000", rounds_text = "20", p_text = "0.5", seed_text = "1";
        static bool as_json = false;

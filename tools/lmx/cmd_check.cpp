@@ -120,7 +120,7 @@ std::string write_file(const std::string& path, const std::string& text) {
   return {};
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register check_command{
     {"check", 20, [](CLI::App& app, int& exit_code) {
        auto* cmd = app.add_subcommand(
            "check", "Explore every reachable state of a small instance and decide P1-P4, deadlock and P7");

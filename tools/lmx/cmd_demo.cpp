@@ -48,7 +48,7 @@ int run_demo(lmx::core::Variant variant, unsigned shift) {
   return ok ? 0 : 1;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register demo_command{
     {"demo", 90, [](CLI::App& app, int& exit_code) {
        auto* cmd = app.add_subcommand("demo", "Play two overlapping Lock requests round by round");
        static std::string variant = "repaired";

@@ -35,14 +35,14 @@ nlohmann::json info() {
             width_entry<std::uint64_t>()}}};
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register info_command{
     {"info", 0, [](CLI::App& app, int&) {
        auto* cmd = app.add_subcommand("info", "Version, algorithm variants and the sizes of node state and messages");
-       static bool json = false;
-       cmd->add_flag("--json", json, "Print one JSON object");
+       static bool as_json = false;
+       cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->callback([] {
          const auto j = info();
-         if (json) {
+         if (as_json) {
            std::cout << j.dump(2) << "\n";
            return;
          }

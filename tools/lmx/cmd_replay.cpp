@@ -24,7 +24,7 @@ std::string shown(const std::string& line, const char* ended) {
   return out;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register replay_command{
     {"replay", 12, [](CLI::App& app, int& exit_code) {
        static std::string path;
        auto* cmd = app.add_subcommand(

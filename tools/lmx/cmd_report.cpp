@@ -7,7 +7,7 @@
 
 namespace {
 
-const lmx::cli::Register reg{
+const lmx::cli::Register report_command{
     {"report", 60, [](CLI::App& app, int&) {
        auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report of an `lmx run --json` summary");
        static std::string run_path, trace_path, out_path = "report.html";

@@ -134,7 +134,7 @@ std::string summary_text(const json& r) {
   return out;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register run_command{
     {"run", 10, [](CLI::App& app, int& exit_code) {
        static RunArgs a;
        static std::uint64_t seed = 0;

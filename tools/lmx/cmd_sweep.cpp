@@ -284,7 +284,7 @@ int run_sweep(const SweepArgs& a) {
   return 0;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register sweep_command{
     {"sweep", 25, [](CLI::App& app, int& exit_code) {
        static SweepArgs a;
        auto* cmd = app.add_subcommand(

@@ -154,7 +154,7 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   return 0;
 }
 
-const lmx::cli::Register reg{
+const lmx::cli::Register view_command{
     {"view", 65, [](CLI::App& app, int& exit_code) {
        auto* cmd = app.add_subcommand("view", "Serve the trace viewer for a trace on 127.0.0.1 and print its URL");
        static std::string trace;

@@ -121,5 +121,7 @@ class Network {
 std::string format_ports(Ports ports);
 /// "request-lock(2)", "win(true)", "ack-lock": the paper's spelling of a message.
 std::string format_message(core::Message m);
+/// A node as scripts and invariant reports name it: n0, n1, ...
+std::string node_name(unsigned u);
 
 }  // namespace lmx::script

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -41,9 +42,9 @@ struct RunOptions {
   unsigned scan_block_shift = 14;
   /// Checked before every round: once true, the run ends as interrupted (Ctrl-C in `lmx run`).
   const std::atomic<bool>* stop = nullptr;
-  /// Ends the run as interrupted after this many rounds (0: no such limit); a replay of an
-  /// interrupted trace stops where the recorded run stopped.
-  std::uint64_t stop_after_rounds = 0;
+  /// Ends the run as interrupted after this many rounds (none: no such limit; 0: before the
+  /// first round); a replay of an interrupted trace stops where the recorded run stopped.
+  std::optional<std::uint64_t> stop_after_rounds;
 };
 
 /// What a node looks like from outside (for the application API and tests).
