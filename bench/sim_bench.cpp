@@ -18,17 +18,17 @@
 #include <random>
 #include <vector>
 
-#include "sim/channel.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "sim/channel.hpp"
 
 namespace {
 using namespace lmx::sim;
 
 Scenario bench_scenario(std::uint32_t nodes) {
   Scenario s;
-  s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync";
+  s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = lmx::sim::EngineKind::semi_sync;
   s.rounds = std::uint64_t{1} << 40;  // never ends within a benchmark (and P7's horizon is never reached)
-  s.activation.p = 0.5, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+  s.activation.p = 0.5, s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0, s.workload.hold = 0;
   return s;
 }
 
@@ -55,7 +55,8 @@ BENCHMARK(BM_BenchRound)
 
 void BM_TwoNodeEdge(benchmark::State& state) {
   Scenario s = bench_scenario(2);
-  s.delta = 1, s.activation.kind = "synchronous", s.topology.kind = "edges", s.topology.edges = {{0, 1}};
+  s.delta = 1, s.activation.kind = lmx::sim::ActivationKind::synchronous,
+  s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.edges = {{0, 1}};
   run_rounds(state, s);
 }
 BENCHMARK(BM_TwoNodeEdge);

@@ -30,8 +30,8 @@ void read_and_build(const std::string& text, lmx::sim::NodeId nodes, unsigned de
     require(u < nodes && v < nodes && u != v && seen.insert({std::min(u, v), std::max(u, v)}).second);
   if (edges.empty()) return;  // kind "edges" needs some edges (or a file)
   Scenario s;
-  s.nodes = nodes, s.delta = delta, s.engine = "semi-sync", s.rounds = 2;
-  s.topology.kind = "edges", s.topology.edges = edges;
+  s.nodes = nodes, s.delta = delta, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 2;
+  s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.edges = edges;
   const Scenario valid = scenario_from_json(s.to_json());  // must not throw
   try {
     auto engine = make_engine(valid);

@@ -25,8 +25,8 @@ class Dynamics {
   explicit Dynamics(const Scenario& s)
       : sc_(s),
         rng_(s.seed, topology_stream),
-        mobile_(s.topology.kind == "mobility"),
-        keep_initial_edges_(s.dynamics.kind == "churn" || s.dynamics.kind == "swizzle") {}
+        mobile_(s.topology.kind == TopologyKind::mobility),
+        keep_initial_edges_(s.dynamics.kind == DynamicsKind::churn || s.dynamics.kind == DynamicsKind::swizzle) {}
 
   /// The topology stream (the initial topology's generator draws from it first).
   Rng& rng() { return rng_; }
@@ -59,10 +59,10 @@ class Dynamics {
   void step(Host& host, std::uint64_t round) {
     if (mobile_) mobility_step(host);
     const auto& kind = sc_.dynamics.kind;
-    if (kind == "churn") churn_step(host);
-    if (kind == "starve") starve_step(host, round);
-    if (kind == "flap") flap_step(host, round);
-    if (kind == "swizzle") swizzle_step(host, round);
+    if (kind == DynamicsKind::churn) churn_step(host);
+    if (kind == DynamicsKind::starve) starve_step(host, round);
+    if (kind == DynamicsKind::flap) flap_step(host, round);
+    if (kind == DynamicsKind::swizzle) swizzle_step(host, round);
     // Restorations due now (hostile strategies keep every cut at most `bound` rounds).
     while (!restore_.empty() && restore_.begin()->first <= round) {
       auto [u, v] = restore_.begin()->second;

@@ -54,7 +54,7 @@ class EngineImpl final : public Engine {
         protocol_(core::Config{s.delta, s.k, s.variant}),
         n_(s.nodes),
         delta_(s.delta),
-        async_(s.engine == "async"),
+        async_(s.engine == EngineKind::async),
         tpr_(async_ ? async_ticks : 1),
         trace_(o.trace, o.trace_sink, o.hash_lines, now_, tpr_),
         net_(n_, delta_, trace_.enabled(), defer_writes(s, o, trace_.enabled()), o.scan_block_shift, now_),
@@ -71,7 +71,7 @@ class EngineImpl final : public Engine {
     // reach this check instead.
     if (delivery_.rule().active && delivery_.rule().patience_ticks >= 0x10000)
       throw ScenarioError("scenario key 'delivery.patience': " + std::to_string(s.delivery.patience) +
-                          " rounds exceed the 2^16-tick message age of the " + s.engine + " engine");
+                          " rounds exceed the 2^16-tick message age of the " + std::string(word(s.engine)) + " engine");
     state_.resize(n_);
 
     auto topo = build_topology(s, dynamics_.rng());
@@ -463,7 +463,7 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- engines
   void semi_sync_round(std::uint64_t round) {
     now_ = static_cast<std::uint32_t>(round);
-    if (sc_.activation.kind == "sequential") {
+    if (sc_.activation.kind == ActivationKind::sequential) {
       scheduler_.sequential(n_, [this](NodeId u) { return activate(u); });
       return;
     }
@@ -546,8 +546,9 @@ class EngineImpl final : public Engine {
     net_.flush_deferred();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
     const std::uint64_t events_hash = trace_.events().hash();
-    json result = summarize(RunRecord<Word>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_, interrupted_,
-                                            state_, net_, work_, monitors_, metrics_, memory_bytes(), wall, events_hash});
+    json result =
+        summarize(RunRecord<Word>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_, interrupted_, state_,
+                                  net_, work_, monitors_, metrics_, memory_bytes(), wall, events_hash});
     if (trace_.enabled()) {
       result["line_hash"] = trace::hex64(trace_.line_hash());
       json end = {{"ev", "end"},
@@ -569,7 +570,8 @@ class EngineImpl final : public Engine {
   /// written at the send) and with more than one block. Runs that never defer do not keep
   /// `outgoing` either (keeping it costs a write into the sender's record at every delivery).
   static bool defer_writes(const Scenario& s, const RunOptions& o, bool lines) {
-    return o.defer_writes && !lines && s.engine == "semi-sync" && s.activation.kind != "sequential" &&
+    return o.defer_writes && !lines && s.engine == EngineKind::semi_sync &&
+           s.activation.kind != ActivationKind::sequential &&
            Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
   }
 

@@ -23,16 +23,17 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
   const double n = s.nodes, delta = s.delta, word = core::register_bits_for(s.delta) / 8.0;
   // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
   double per_node = double(state_bytes(s.delta)) + 3 * word + 4 * delta + delta + 8 * (delta + 1) + 16 + 4 + 1;
-  if (tracing) per_node += 16 * (delta + 1);    // message ids
-  if (s.engine == "async") per_node += 32;      // the executions' queue
-  if (s.engine == "semi-sync") per_node += 16;  // deferred writes, at their cap
-  const bool geometric = s.topology.kind == "unit-disk" || s.topology.kind == "mobility";
-  if (geometric) per_node += s.topology.kind == "mobility" ? 32 : 16;  // positions (and waypoints)
+  if (tracing) per_node += 16 * (delta + 1);              // message ids
+  if (s.engine == EngineKind::async) per_node += 32;      // the executions' queue
+  if (s.engine == EngineKind::semi_sync) per_node += 16;  // deferred writes, at their cap
+  const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
+  if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 32 : 16;  // positions (and waypoints)
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;
-  if (s.topology.kind == "regular") pairs = n * (s.topology.degree ? s.topology.degree : delta);  // stubs and edges
-  if (s.topology.kind == "ring" || s.topology.kind == "grid") pairs = 2 * n;
-  if (s.topology.kind == "edges") pairs = double(s.topology.edges.size()) * 2 + 2 * n * delta;
+  if (s.topology.kind == TopologyKind::regular)
+    pairs = n * (s.topology.degree ? s.topology.degree : delta);  // stubs and edges
+  if (s.topology.kind == TopologyKind::ring || s.topology.kind == TopologyKind::grid) pairs = 2 * n;
+  if (s.topology.kind == TopologyKind::edges) pairs = double(s.topology.edges.size()) * 2 + 2 * n * delta;
   if (geometric) {
     // Pairs within distance r of uniform points: about n^2 pi r^2 / 2, plus the cell grid.
     const double r = std::min(s.topology.radius, 1.0);

@@ -1,7 +1,6 @@
 // Scenario input: TOML and `--set` overrides are first turned into JSON, then one validator checks
 // keys, types and ranges and builds the Scenario.
 #include "lmx/sim/scenario.hpp"
-#include "lmx/sim/toml_json.hpp"
 
 #include <toml++/toml.h>
 
@@ -14,9 +13,11 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <stdexcept>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+
+#include "lmx/sim/toml_json.hpp"
 
 namespace lmx::sim {
 
@@ -151,14 +152,18 @@ class Reader {
       throw ScenarioError(what + ": expected a whole number in 0..18446744073709551615, got " + shown(*v));
     }
   }
-  void one_of(const std::string& key, std::string& out, std::initializer_list<const char*> allowed) {
-    get(key, out);
-    std::string list;
-    for (const char* a : allowed) {
-      if (out == a) return;
-      list += list.empty() ? a : std::string(", ") + a;
+  /// A kind, given as one of its words.
+  template <class Kind>
+  void kind(const std::string& key, Kind& out) {
+    std::string text(word(out));
+    get(key, text);
+    if (const auto k = kind_from_word<Kind>(text)) {
+      out = *k;
+      return;
     }
-    throw ScenarioError(where(key) + "unknown value '" + printable(out) + "' (expected one of: " + list + ")");
+    std::string list;
+    for (std::string_view w : KindWords<Kind>::words) list += (list.empty() ? "" : ", ") + std::string(w);
+    throw ScenarioError(where(key) + "unknown value '" + printable(text) + "' (expected one of: " + list + ")");
   }
   void range(const std::string& key, double value, double lo, double hi) const {
     if (!(value >= lo && value <= hi))
@@ -190,14 +195,14 @@ json Scenario::to_json() const {
           {"delta", delta},
           {"k", k},
           {"variant", std::string(core::to_string(variant))},
-          {"engine", engine},
+          {"engine", word(engine)},
           {"seed", seed},
           {"rounds", rounds},
           {"horizon", horizon},
-          {"activation", {{"kind", activation.kind}, {"p", activation.p}}},
-          {"delivery", {{"kind", delivery.kind}, {"target", delivery.target}, {"patience", delivery.patience}}},
+          {"activation", {{"kind", word(activation.kind)}, {"p", activation.p}}},
+          {"delivery", {{"kind", word(delivery.kind)}, {"target", delivery.target}, {"patience", delivery.patience}}},
           {"topology",
-           {{"kind", topology.kind},
+           {{"kind", word(topology.kind)},
             {"file", topology.file},
             {"edges", edge_list},
             {"degree", topology.degree},
@@ -205,14 +210,14 @@ json Scenario::to_json() const {
             {"radius", topology.radius},
             {"speed", topology.speed}}},
           {"dynamics",
-           {{"kind", dynamics.kind},
+           {{"kind", word(dynamics.kind)},
             {"birth", dynamics.birth},
             {"death", dynamics.death},
             {"target", dynamics.target},
             {"bound", dynamics.bound},
             {"batch", dynamics.batch}}},
           {"workload",
-           {{"kind", workload.kind},
+           {{"kind", word(workload.kind)},
             {"participation", workload.participation},
             {"idle", workload.idle},
             {"hold", workload.hold},
@@ -223,8 +228,10 @@ namespace {
 
 /// Rejects a value that the chosen kind would ignore: a key set to something else than its default
 /// for a kind that never reads it is a mistake the run would not show.
-void reject_unused(const Reader& r, const std::string& key, bool non_default, const std::string& kind,
+template <class Kind>
+void reject_unused(const Reader& r, const std::string& key, bool non_default, Kind chosen,
                    std::initializer_list<const char*> readers) {
+  const std::string kind(word(chosen));
   for (const char* k : readers)
     if (kind == k) return;
   if (!non_default) return;
@@ -268,7 +275,7 @@ Scenario scenario_from_json(const json& j) {
   if (!core::parse_variant(variant, s.variant))
     throw ScenarioError(top.where("variant") + "unknown variant '" + printable(variant) +
                         "' (expected paper or repaired)");
-  top.one_of("engine", s.engine, {"semi-sync", "async"});
+  top.kind("engine", s.engine);
   top.get_seed("seed", s.seed);
   top.get("rounds", s.rounds);
   top.get("horizon", s.horizon);
@@ -278,31 +285,31 @@ Scenario scenario_from_json(const json& j) {
   if (s.k < core::k_min || s.k > core::k_max)
     throw ScenarioError(top.where("k") + "K must be in 2..32, got " + std::to_string(s.k));
   if (s.rounds < 1 || s.rounds > 4'000'000u) throw ScenarioError(top.where("rounds") + "must be in 1..4000000");
-  if (s.engine == "async" && s.rounds > 2'000'000u)
+  if (s.engine == EngineKind::async && s.rounds > 2'000'000u)
     throw ScenarioError(top.where("rounds") + "must be in 1..2000000 for the async engine");
 
   auto act = section(top, "activation", empty);
-  act.one_of("kind", s.activation.kind, {"random", "sequential", "synchronous"});
+  act.kind("kind", s.activation.kind);
   act.get("p", s.activation.p);
   act.range("p", s.activation.p, 1e-6, 1.0);
   act.finish();
 
   auto del = section(top, "delivery", empty);
-  del.one_of("kind", s.delivery.kind, {"random", "oldest", "delay-target"});
+  del.kind("kind", s.delivery.kind);
   del.get("target", s.delivery.target);
   del.get("patience", s.delivery.patience);
   if (s.delivery.target >= s.nodes) throw ScenarioError(del.where("target") + "no such node");
   // Message ages are kept modulo 2^16 ticks (1024 ticks per round for the async engine).
-  const unsigned max_patience = s.engine == "async" ? 60 : 60000;
+  const unsigned max_patience = s.engine == EngineKind::async ? 60 : 60000;
   if (s.delivery.patience < 1 || s.delivery.patience > max_patience)
     throw ScenarioError(del.where("patience") + "must be in 1.." + std::to_string(max_patience) + " for the " +
-                        s.engine + " engine");
+                        std::string(word(s.engine)) + " engine");
   reject_unused(del, "target", s.delivery.target != defaults.delivery.target, s.delivery.kind, {"delay-target"});
   reject_unused(del, "patience", s.delivery.patience != defaults.delivery.patience, s.delivery.kind, {"delay-target"});
   del.finish();
 
   auto topo = section(top, "topology", empty);
-  topo.one_of("kind", s.topology.kind, {"edges", "ring", "grid", "regular", "unit-disk", "mobility"});
+  topo.kind("kind", s.topology.kind);
   topo.get("file", s.topology.file);
   if (s.topology.file.find('\0') != std::string::npos)
     throw ScenarioError(topo.where("file") + "a file name holds no NUL byte");
@@ -338,9 +345,9 @@ Scenario scenario_from_json(const json& j) {
   if (s.topology.degree > s.delta)
     throw ScenarioError(topo.where("degree") + "degree " + std::to_string(s.topology.degree) +
                         " breaks the Delta cap " + std::to_string(s.delta));
-  if (s.topology.kind == "edges" && s.topology.file.empty() && s.topology.edges.empty() && s.nodes > 1)
+  if (s.topology.kind == TopologyKind::edges && s.topology.file.empty() && s.topology.edges.empty() && s.nodes > 1)
     throw ScenarioError(topo.where("file") + "kind 'edges' needs 'file' or 'edges'");
-  const std::string& topology_kind = s.topology.kind;
+  const TopologyKind topology_kind = s.topology.kind;
   reject_unused(topo, "file", !s.topology.file.empty(), topology_kind, {"edges"});
   reject_unused(topo, "edges", !s.topology.edges.empty(), topology_kind, {"edges"});
   reject_unused(topo, "degree", s.topology.degree != defaults.topology.degree, topology_kind, {"regular"});
@@ -351,15 +358,16 @@ Scenario scenario_from_json(const json& j) {
   // Without a radius, the default's mean degree n·π·r² (about 6.4 at 1000 nodes) is kept at every
   // n: a fixed radius would grow the degree, and the work, with n. The default speed scales with the
   // default radius, so that a node crosses its neighbourhood in as many rounds at every n.
-  if (topology_kind == "unit-disk" || topology_kind == "mobility") {
+  if (topology_kind == TopologyKind::unit_disk || topology_kind == TopologyKind::mobility) {
     const double scale = std::sqrt(double(Scenario::radius_reference_nodes) / double(std::max<NodeId>(s.nodes, 1)));
     if (!topo.find("radius")) s.topology.radius = std::min(1.5, defaults.topology.radius * scale);
-    if (!topo.find("speed") && topology_kind == "mobility") s.topology.speed = std::min(1.0, defaults.topology.speed * scale);
+    if (!topo.find("speed") && topology_kind == TopologyKind::mobility)
+      s.topology.speed = std::min(1.0, defaults.topology.speed * scale);
   }
   topo.finish();
 
   auto dyn = section(top, "dynamics", empty);
-  dyn.one_of("kind", s.dynamics.kind, {"static", "churn", "starve", "flap", "swizzle"});
+  dyn.kind("kind", s.dynamics.kind);
   dyn.get("birth", s.dynamics.birth);
   dyn.get("death", s.dynamics.death);
   dyn.get("target", s.dynamics.target);
@@ -370,7 +378,7 @@ Scenario scenario_from_json(const json& j) {
   if (s.dynamics.target >= s.nodes) throw ScenarioError(dyn.where("target") + "no such node");
   if (s.dynamics.bound < 1 || s.dynamics.bound > 1'000'000u)
     throw ScenarioError(dyn.where("bound") + "must be in 1..1000000");
-  const std::string& dynamics_kind = s.dynamics.kind;
+  const DynamicsKind dynamics_kind = s.dynamics.kind;
   reject_unused(dyn, "birth", s.dynamics.birth != defaults.dynamics.birth, dynamics_kind, {"churn"});
   reject_unused(dyn, "death", s.dynamics.death != defaults.dynamics.death, dynamics_kind, {"churn"});
   reject_unused(dyn, "target", s.dynamics.target != defaults.dynamics.target, dynamics_kind, {"starve"});
@@ -379,7 +387,7 @@ Scenario scenario_from_json(const json& j) {
   dyn.finish();
 
   auto wl = section(top, "workload", empty);
-  wl.one_of("kind", s.workload.kind, {"auto", "manual"});
+  wl.kind("kind", s.workload.kind);
   wl.get("participation", s.workload.participation);
   wl.get("idle", s.workload.idle);
   wl.get("hold", s.workload.hold);
@@ -397,7 +405,6 @@ namespace {
 /// Scenario files are small; this bound keeps a device or a huge file from being read whole.
 constexpr std::size_t max_scenario_bytes = 1 << 20;
 }  // namespace
-
 
 json json_from_toml(const toml::node& value, const std::function<void(const toml::node&)>& on_date) {
   if (auto t = value.as_table()) {

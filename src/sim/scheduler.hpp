@@ -79,7 +79,9 @@ class Scheduler {
 
  private:
   /// The probability that the semi-synchronous scan activates a node.
-  static double scan_p(const Scenario& s) { return s.activation.kind == "synchronous" ? 1.0 : s.activation.p; }
+  static double scan_p(const Scenario& s) {
+    return s.activation.kind == ActivationKind::synchronous ? 1.0 : s.activation.p;
+  }
 
   Rng rng_;
   std::uint32_t tpr_;
@@ -96,8 +98,8 @@ class Scheduler {
 class Delivery {
  public:
   Delivery(const Scenario& s, std::uint32_t ticks_per_round)
-      : rng_(s.seed, delivery_stream), oldest_first_(s.delivery.kind == "oldest") {
-    rule_.active = s.delivery.kind == "delay-target";
+      : rng_(s.seed, delivery_stream), oldest_first_(s.delivery.kind == DeliveryKind::oldest) {
+    rule_.active = s.delivery.kind == DeliveryKind::delay_target;
     rule_.target = s.delivery.target;
     rule_.patience_ticks = std::uint64_t{s.delivery.patience} * ticks_per_round;
   }

@@ -26,10 +26,10 @@ struct RunRecord {
   const Scenario& scenario;
   NodeId nodes;
   unsigned delta;
-  std::uint32_t now;              ///< the clock, in ticks
+  std::uint32_t now;  ///< the clock, in ticks
   std::uint32_t ticks_per_round;
-  std::uint64_t horizon;          ///< P7's, in rounds
-  std::uint64_t rounds;           ///< rounds run
+  std::uint64_t horizon;  ///< P7's, in rounds
+  std::uint64_t rounds;   ///< rounds run
   bool stalled, interrupted;
   const BigArray<core::NodeState<Word>>& state;
   const Network<Word>& net;
@@ -44,8 +44,8 @@ struct RunRecord {
 /// The `lmx run --json` object (schema 1) of a finished run.
 template <class Word>
 nlohmann::json summarize(const RunRecord<Word>& r) {
-  using nlohmann::json;
   using core::MessageKind;
+  using nlohmann::json;
   json props = json::object();
   for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = r.monitors.fired(p) ? "fail" : "pass";
   const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8),
@@ -91,7 +91,7 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
       {"scenario", r.scenario.to_json()},
       {"seed", r.scenario.seed},
       {"variant", std::string(core::to_string(r.scenario.variant))},
-      {"engine", r.scenario.engine},
+      {"engine", word(r.scenario.engine)},
       {"rounds", r.rounds},
       {"actions", r.metrics.actions},
       {"nodes", r.nodes},
@@ -148,7 +148,7 @@ inline nlohmann::ordered_json run_header(const Scenario& sc, const std::string& 
                                          const std::vector<std::pair<NodeId, NodeId>>& initial_edges,
                                          const std::vector<std::pair<double, double>>& positions) {
   Scenario replayable = sc;
-  if (sc.topology.kind == "edges" && !sc.topology.file.empty()) {
+  if (sc.topology.kind == TopologyKind::edges && !sc.topology.file.empty()) {
     replayable.topology.file.clear();
     replayable.topology.edges = initial_edges;  // the file's edges, then the inline ones
   }
@@ -161,7 +161,7 @@ inline nlohmann::ordered_json run_header(const Scenario& sc, const std::string& 
                               {"k", sc.k},
                               {"nodes", sc.nodes},
                               {"seed", sc.seed},
-                              {"engine", sc.engine},
+                              {"engine", word(sc.engine)},
                               {"scenario", nlohmann::ordered_json::parse(replayable.to_json().dump())}};
   if (!positions.empty()) {
     nlohmann::ordered_json pos = nlohmann::ordered_json::array();

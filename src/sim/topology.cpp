@@ -143,22 +143,22 @@ InitialTopology build_topology(const Scenario& s, Rng& rng) {
   InitialTopology t;
   const NodeId n = s.nodes;
   const auto& kind = s.topology.kind;
-  if (kind == "edges") {
+  if (kind == TopologyKind::edges) {
     t.edges = s.topology.file.empty() ? s.topology.edges : read_edge_file(s.topology.file, n);
     if (!s.topology.file.empty() && !s.topology.edges.empty())
       t.edges.insert(t.edges.end(), s.topology.edges.begin(), s.topology.edges.end());
     check_simple(t.edges, n);  // the file's edges were checked line by line; this checks the union
-  } else if (kind == "ring") {
+  } else if (kind == TopologyKind::ring) {
     if (n == 2) t.edges.emplace_back(0, 1);
     if (n >= 3)
       for (NodeId u = 0; u < n; ++u) t.edges.emplace_back(u, (u + 1) % n);
-  } else if (kind == "grid") {
+  } else if (kind == TopologyKind::grid) {
     const NodeId w = s.topology.width ? s.topology.width : static_cast<NodeId>(std::ceil(std::sqrt(double(n))));
     for (NodeId u = 0; u < n; ++u) {
       if ((u % w) + 1 < w && u + 1 < n) t.edges.emplace_back(u, u + 1);
       if (u + w < n) t.edges.emplace_back(u, u + w);
     }
-  } else if (kind == "regular") {
+  } else if (kind == TopologyKind::regular) {
     // Configuration model: every node gets `degree` stubs, stubs are paired at random, and the
     // self-loops and duplicate pairs this produces are dropped (so degrees are <= degree).
     const unsigned d = s.topology.degree ? s.topology.degree : s.delta;

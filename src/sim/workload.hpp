@@ -32,7 +32,10 @@ struct App {
 class Workload {
  public:
   Workload(const Scenario& s, NodeId n, std::uint32_t ticks_per_round)
-      : sc_(s.workload), automatic_(s.workload.kind == "auto"), tpr_(ticks_per_round), rng_(s.seed, workload_stream) {
+      : sc_(s.workload),
+        automatic_(s.workload.kind == WorkloadKind::automatic),
+        tpr_(ticks_per_round),
+        rng_(s.seed, workload_stream) {
     apps_.resize(n);
     participating_.assign(n, false);
   }

@@ -60,11 +60,12 @@ TEST_P(DeferredWrites, ChangeNothingButTheOrderOfMemoryWrites) {
   const Case c = GetParam();
   Scenario s;
   // Three blocks of the scan (2^12 nodes each), so writes cross blocks in both directions.
-  s.nodes = c.nodes, s.rounds = c.rounds, s.engine = "semi-sync", s.variant = c.variant;
-  s.activation.kind = c.activation, s.activation.p = c.p, s.delivery.kind = c.delivery,
-  s.delivery.target = c.nodes > 4100 ? 4100 : 100;
-  s.topology.kind = c.topology, s.topology.radius = 0.02, s.topology.degree = 6;
-  s.dynamics.kind = c.dynamics, s.dynamics.target = s.delivery.target, s.dynamics.bound = 3, s.dynamics.batch = 50;
+  s.nodes = c.nodes, s.rounds = c.rounds, s.engine = lmx::sim::EngineKind::semi_sync, s.variant = c.variant;
+  s.activation.kind = kind_from_word<ActivationKind>(c.activation).value(), s.activation.p = c.p;
+  s.delivery.kind = kind_from_word<DeliveryKind>(c.delivery).value(), s.delivery.target = c.nodes > 4100 ? 4100 : 100;
+  s.topology.kind = kind_from_word<TopologyKind>(c.topology).value(), s.topology.radius = 0.02, s.topology.degree = 6;
+  s.dynamics.kind = kind_from_word<DynamicsKind>(c.dynamics).value(), s.dynamics.target = s.delivery.target,
+  s.dynamics.bound = 3, s.dynamics.batch = 50;
   s.dynamics.birth = s.dynamics.death = 0.05;
   s.workload.idle = 1, s.workload.hold = 1;
   const Both b = run_both(s, c.block_shift);
@@ -96,9 +97,10 @@ TEST(DeferredWritesP4, TheReportIsTheSameAsWithImmediateWrites) {
   unsigned fired = 0;
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     Scenario s;
-    s.name = "p4", s.nodes = 9000, s.delta = 4, s.engine = "semi-sync", s.rounds = 6, s.seed = seed;
-    s.activation.kind = "synchronous", s.topology.kind = "edges", s.topology.edges = {{0, 8500}, {1, 2}};
-    s.workload.kind = "manual";
+    s.name = "p4", s.nodes = 9000, s.delta = 4, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 6, s.seed = seed;
+    s.activation.kind = lmx::sim::ActivationKind::synchronous, s.topology.kind = lmx::sim::TopologyKind::edges,
+    s.topology.edges = {{0, 8500}, {1, 2}};
+    s.workload.kind = lmx::sim::WorkloadKind::manual;
     json violations[2];
     std::uint64_t deferred = 0;
     for (bool defer : {true, false}) {
@@ -131,8 +133,10 @@ TEST(DeferredWritesP4, TheReportIsTheSameAsWithImmediateWrites) {
 // injected on that edge just before, so that the second send makes three along the edge.
 TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
   Scenario s;
-  s.nodes = 9000, s.rounds = 24, s.engine = "semi-sync", s.seed = 1, s.variant = core::Variant::paper;
-  s.activation.kind = "synchronous", s.topology.kind = "regular", s.dynamics.kind = "churn";
+  s.nodes = 9000, s.rounds = 24, s.engine = lmx::sim::EngineKind::semi_sync, s.seed = 1,
+  s.variant = core::Variant::paper;
+  s.activation.kind = lmx::sim::ActivationKind::synchronous, s.topology.kind = lmx::sim::TopologyKind::regular,
+  s.dynamics.kind = lmx::sim::DynamicsKind::churn;
   s.dynamics.birth = s.dynamics.death = 0.05, s.workload.idle = 1, s.workload.hold = 1;
   std::stringstream trace;
   RunOptions traced;

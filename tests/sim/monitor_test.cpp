@@ -18,11 +18,11 @@ Scenario manual(std::vector<std::pair<NodeId, NodeId>> edges, NodeId nodes, std:
   s.name = "manual";
   s.nodes = nodes;
   s.delta = 4;
-  s.engine = "semi-sync";
-  s.activation.kind = "synchronous";
-  s.topology.kind = "edges";
+  s.engine = lmx::sim::EngineKind::semi_sync;
+  s.activation.kind = lmx::sim::ActivationKind::synchronous;
+  s.topology.kind = lmx::sim::TopologyKind::edges;
   s.topology.edges = std::move(edges);
-  s.workload.kind = "manual";
+  s.workload.kind = lmx::sim::WorkloadKind::manual;
   s.rounds = 200;
   s.seed = seed;
   return s;
@@ -94,7 +94,8 @@ TEST(P7, RepairedVariantCompletesTheSameRequest) {
 
 TEST(P7, HorizonReportsLongPendingRequests) {
   Scenario s;
-  s.nodes = 30, s.engine = "semi-sync", s.topology.kind = "ring", s.rounds = 30, s.horizon = 1;
+  s.nodes = 30, s.engine = lmx::sim::EngineKind::semi_sync, s.topology.kind = lmx::sim::TopologyKind::ring,
+  s.rounds = 30, s.horizon = 1;
   const json r = run(s);
   EXPECT_EQ(r["properties"]["P7"], "fail");
   EXPECT_FALSE(r["stalled"].get<bool>());
@@ -191,8 +192,8 @@ using nlohmann::json;
 /// end of each round saw it pending for at most horizon rounds, so it is reported at completion.
 TEST(P7, RequestCompletingOneRoundPastTheHorizonIsReported) {
   Scenario s;
-  s.nodes = 2, s.delta = 1, s.engine = "semi-sync", s.rounds = 400, s.seed = 3;
-  s.topology.kind = "edges", s.topology.edges = {{0, 1}};
+  s.nodes = 2, s.delta = 1, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 400, s.seed = 3;
+  s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.edges = {{0, 1}};
   s.workload.locks = 1, s.workload.idle = 0, s.workload.participation = 1;
   s.horizon = 1000;
   const json slow = run(s);
@@ -211,11 +212,12 @@ TEST(P7, RequestCompletingOneRoundPastTheHorizonIsReported) {
 TEST(P7, DefaultHorizonIsDerivedFromTheScenario) {
   Scenario s;  // async, Delta = 8
   EXPECT_EQ(s.effective_horizon(), 270u);
-  s.engine = "semi-sync", s.activation.p = 0.5;
+  s.engine = lmx::sim::EngineKind::semi_sync, s.activation.p = 0.5;
   EXPECT_EQ(s.effective_horizon(), 540u);
-  s.delta = 1, s.engine = "async";
+  s.delta = 1, s.engine = lmx::sim::EngineKind::async;
   EXPECT_EQ(s.effective_horizon(), 100u);  // at least 100 rounds
-  s.engine = "semi-sync", s.delivery.kind = "delay-target", s.delivery.patience = 10;
+  s.engine = lmx::sim::EngineKind::semi_sync, s.delivery.kind = lmx::sim::DeliveryKind::delay_target,
+  s.delivery.patience = 10;
   EXPECT_EQ(s.effective_horizon(), std::uint64_t(30 * (2 / 0.5 + 60)));
   s.horizon = 7;
   EXPECT_EQ(s.effective_horizon(), 7u);
@@ -225,8 +227,8 @@ TEST(P7, DefaultHorizonIsDerivedFromTheScenario) {
 /// horizon: P7 fails, and the summary lists the pending requests with their ages.
 TEST(P7, ContentionPastTheHorizonFailsAndPendingRequestsAreListed) {
   Scenario s;
-  s.nodes = 200, s.delta = 6, s.k = 2, s.engine = "semi-sync", s.rounds = 600, s.seed = 1;
-  s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+  s.nodes = 200, s.delta = 6, s.k = 2, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 600, s.seed = 1;
+  s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0, s.workload.hold = 0;
   const json r = run(s);
   EXPECT_EQ(r["properties"]["P7"], "fail");
   const json& pending = r["pending_requests"];

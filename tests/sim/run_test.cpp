@@ -63,8 +63,9 @@ TEST(Run, SummaryHasTheContractKeys) {
 TEST(Run, RandomActivationReachesEveryNodeAtOneRate) {
   for (const double p : {0.5, 0.3, 0.03}) {
     Scenario s;
-    s.nodes = 200, s.rounds = p < 0.1 ? 4000 : 800, s.engine = "semi-sync", s.topology.kind = "ring";
-    s.activation.kind = "random", s.activation.p = p, s.workload.idle = 1, s.workload.hold = 1;
+    s.nodes = 200, s.rounds = p < 0.1 ? 4000 : 800, s.engine = lmx::sim::EngineKind::semi_sync,
+    s.topology.kind = lmx::sim::TopologyKind::ring;
+    s.activation.kind = lmx::sim::ActivationKind::random, s.activation.p = p, s.workload.idle = 1, s.workload.hold = 1;
     std::ostringstream out;
     RunOptions o;
     o.trace = &out;
@@ -103,10 +104,11 @@ class Adversaries : public ::testing::TestWithParam<Combo> {};
 TEST_P(Adversaries, SafetyHoldsAndTheRunProgressesOrReportsAStall) {
   const Combo c = GetParam();
   Scenario s;
-  s.nodes = 40, s.rounds = 150, s.engine = c.engine;
-  s.activation.kind = c.activation, s.delivery.kind = c.delivery, s.delivery.target = 3;
-  s.topology.kind = c.topology, s.topology.radius = 0.25, s.topology.degree = 4;
-  s.dynamics.kind = c.dynamics, s.dynamics.target = 3, s.dynamics.bound = 4;
+  s.nodes = 40, s.rounds = 150, s.engine = kind_from_word<EngineKind>(c.engine).value();
+  s.activation.kind = kind_from_word<ActivationKind>(c.activation).value();
+  s.delivery.kind = kind_from_word<DeliveryKind>(c.delivery).value(), s.delivery.target = 3;
+  s.topology.kind = kind_from_word<TopologyKind>(c.topology).value(), s.topology.radius = 0.25, s.topology.degree = 4;
+  s.dynamics.kind = kind_from_word<DynamicsKind>(c.dynamics).value(), s.dynamics.target = 3, s.dynamics.bound = 4;
   s.workload.locks = 3;
   if (std::string(c.activation) == "sequential") s.nodes = 10, s.rounds = 3000;
   const json r = run(s);

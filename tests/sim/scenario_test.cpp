@@ -89,9 +89,40 @@ TEST(Scenario, RejectsBadInputWithOneLine) {
   EXPECT_THROW(scenario_json_from_toml_file("/nonexistent/scenario.toml"), ScenarioError);
 }
 
+/// Every word of every kind reads into its enum and is written back the same (files, summaries
+/// and trace headers keep their words); a word of another kind is refused.
+template <class Kind>
+void expect_words_round_trip(const std::string& key) {
+  for (std::string_view w : KindWords<Kind>::words) {
+    const auto kind = kind_from_word<Kind>(w);
+    ASSERT_TRUE(kind.has_value()) << w;
+    EXPECT_EQ(word(*kind), w);
+    json j = json::object();
+    apply_override(j, key + "=" + std::string(w));
+    // Some kinds need more keys to be valid; the word itself is what is checked here.
+    if (w == "edges") apply_override(j, "topology.edges=[[0, 1]]");
+    const Scenario s = scenario_from_json(j);
+    EXPECT_EQ(s.to_json().at(json::json_pointer(
+                  "/" + std::string(key == "engine" ? "engine" : key.substr(0, key.find('.')) + "/kind"))),
+              std::string(w));
+  }
+  EXPECT_FALSE(kind_from_word<Kind>("warp").has_value());
+}
+
+TEST(Scenario, EveryKindIsReadAndWrittenAsItsWord) {
+  expect_words_round_trip<EngineKind>("engine");
+  expect_words_round_trip<ActivationKind>("activation.kind");
+  expect_words_round_trip<DeliveryKind>("delivery.kind");
+  expect_words_round_trip<TopologyKind>("topology.kind");
+  expect_words_round_trip<DynamicsKind>("dynamics.kind");
+  expect_words_round_trip<WorkloadKind>("workload.kind");
+  EXPECT_FALSE(kind_from_word<TopologyKind>("static").has_value());  // a dynamics word
+}
+
 TEST(Scenario, TopologyBreakingTheDeltaCapIsAnError) {
   Scenario s;
-  s.nodes = 4, s.delta = 2, s.topology.kind = "edges", s.topology.edges = {{0, 1}, {0, 2}, {0, 3}};
+  s.nodes = 4, s.delta = 2, s.topology.kind = lmx::sim::TopologyKind::edges,
+  s.topology.edges = {{0, 1}, {0, 2}, {0, 3}};
   EXPECT_THROW(make_engine(s), ScenarioError);
   s.topology.edges = {{0, 1}, {1, 0}};
   EXPECT_THROW(make_engine(s), ScenarioError);
@@ -100,7 +131,7 @@ TEST(Scenario, TopologyBreakingTheDeltaCapIsAnError) {
 TEST(Scenario, JsonRoundTrip) {
   Scenario s;
   s.nodes = 60, s.rounds = 60, s.variant = core::Variant::paper;
-  s.topology.kind = "edges", s.topology.edges = {{0, 1}, {2, 3}};
+  s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.edges = {{0, 1}, {2, 3}};
   s.seed = std::numeric_limits<std::uint64_t>::max();  // above TOML's signed integers
   EXPECT_EQ(scenario_from_json(s.to_json()).to_json(), s.to_json());
   // Through text, as a trace header is read back.
@@ -153,7 +184,7 @@ TEST(EdgeList, BadEdgesNameTheirLine) {
 TEST(EdgeList, ADirectoryIsNotAnEmptyFile) {
   const fs::path dir = scratch("dir");
   Scenario s;
-  s.nodes = 4, s.topology.kind = "edges", s.topology.file = dir.string();
+  s.nodes = 4, s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.file = dir.string();
   try {
     (void)make_engine(s);
     ADD_FAILURE() << "a directory was read as an edge list";
@@ -180,7 +211,8 @@ TEST(EdgeList, FileEdgesAreCheckedWithTheirLineThroughTheEngine) {
   const fs::path dir = scratch("file");
   write(dir / "g.edges", "0 1\n\n1 2\n2 0\nfoo\n");
   Scenario s;
-  s.nodes = 3, s.delta = 2, s.topology.kind = "edges", s.topology.file = (dir / "g.edges").string();
+  s.nodes = 3, s.delta = 2, s.topology.kind = lmx::sim::TopologyKind::edges,
+  s.topology.file = (dir / "g.edges").string();
   try {
     (void)make_engine(s);
     ADD_FAILURE() << "a non-edge line was skipped";
@@ -229,7 +261,7 @@ TEST(Scenario, KeysTheKindIgnoresAreErrorsUnlessLeftAtTheirDefault) {
   EXPECT_EQ(error_of({"dynamics.kind=swizzle", "dynamics.batch=2"}), "");
   // What a trace header holds (every key, unused ones at their defaults) validates again.
   Scenario ring;
-  ring.topology.kind = "ring";
+  ring.topology.kind = lmx::sim::TopologyKind::ring;
   EXPECT_EQ(error_of_json(ring.to_json()), "");
 }
 
@@ -392,16 +424,19 @@ TEST(Scenario, DefaultRadiusKeepsTheMeanDegreeAtEveryNodeCount) {
   EXPECT_DOUBLE_EQ(at(100000).speed, 0.0004);
   EXPECT_DOUBLE_EQ(at(10).radius, 0.45);
   // a given radius or speed is kept; other topologies keep the written default
-  const auto given = scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"radius", 0.01}}}}).topology;
+  const auto given =
+      scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"radius", 0.01}}}}).topology;
   EXPECT_DOUBLE_EQ(given.radius, 0.01);
   EXPECT_DOUBLE_EQ(given.speed, 0.0004);
-  const auto speed = scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"speed", 0.002}}}}).topology;
+  const auto speed =
+      scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "mobility"}, {"speed", 0.002}}}}).topology;
   EXPECT_DOUBLE_EQ(speed.radius, 0.0045);
   EXPECT_DOUBLE_EQ(speed.speed, 0.002);
   EXPECT_DOUBLE_EQ(scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "ring"}}}}).topology.radius, 0.045);
   // the written form replays to the same radius (a trace header holds it)
   const Scenario s = scenario_from_json({{"nodes", 4000}, {"topology", {{"kind", "mobility"}}}});
-  EXPECT_DOUBLE_EQ(scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "unit-disk"}}}}).topology.speed, 0.004);
+  EXPECT_DOUBLE_EQ(scenario_from_json({{"nodes", 100000}, {"topology", {{"kind", "unit-disk"}}}}).topology.speed,
+                   0.004);
   EXPECT_DOUBLE_EQ(scenario_from_json(s.to_json()).topology.radius, s.topology.radius);
   // and the graphs built have about the same mean degree (boundary effects aside)
   const double small = mean_degree("unit-disk", 1000), large = mean_degree("unit-disk", 16000);

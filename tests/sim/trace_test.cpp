@@ -45,8 +45,8 @@ TEST(Trace, EdgeFileIsInlinedSoReplayDoesNotNeedIt) {
     for (int u = 0; u < 6; ++u) out << u << " " << (u + 1) % 6 << "\n";
   }
   Scenario s;
-  s.nodes = 6, s.delta = 3, s.rounds = 80, s.engine = "semi-sync";
-  s.topology.kind = "edges", s.topology.file = file.string();
+  s.nodes = 6, s.delta = 3, s.rounds = 80, s.engine = lmx::sim::EngineKind::semi_sync;
+  s.topology.kind = lmx::sim::TopologyKind::edges, s.topology.file = file.string();
   s.topology.edges = {{0, 3}};  // inline edges are added after the file's
   std::ostringstream trace;
   RunOptions o;
@@ -64,7 +64,7 @@ TEST(Trace, EdgeFileIsInlinedSoReplayDoesNotNeedIt) {
 
 TEST(Trace, GeneratedTopologiesReplayFromTheHeader) {
   Scenario s;
-  s.nodes = 40, s.rounds = 40, s.topology.kind = "regular", s.delta = 4;
+  s.nodes = 40, s.rounds = 40, s.topology.kind = lmx::sim::TopologyKind::regular, s.delta = 4;
   std::ostringstream trace;
   RunOptions o;
   o.trace = &trace;
@@ -80,7 +80,8 @@ namespace {
 
 std::string small_trace(const std::string& engine) {
   Scenario s;
-  s.nodes = 12, s.delta = 3, s.rounds = 30, s.engine = engine, s.topology.kind = "regular";
+  s.nodes = 12, s.delta = 3, s.rounds = 30, s.engine = kind_from_word<EngineKind>(engine).value(),
+  s.topology.kind = lmx::sim::TopologyKind::regular;
   std::ostringstream trace;
   RunOptions o;
   o.trace = &trace;
@@ -222,8 +223,8 @@ TEST(Trace, AsyncExecutionsAreIntervalsThatNeverOverlap) {
 /// Every violation is written to the trace; the summary keeps the first 200 with excerpts.
 TEST(Trace, EveryViolationIsTraced) {
   Scenario s;
-  s.nodes = 400, s.delta = 6, s.k = 2, s.engine = "semi-sync", s.rounds = 400, s.horizon = 50;
-  s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+  s.nodes = 400, s.delta = 6, s.k = 2, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 400, s.horizon = 50;
+  s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0, s.workload.hold = 0;
   std::ostringstream trace;
   RunOptions o;
   o.trace = &trace;
@@ -239,7 +240,7 @@ TEST(Trace, EveryViolationIsTraced) {
 /// An interrupted run's summary and trace say so, and the trace replays to its interruption.
 TEST(Trace, AnInterruptedRunSaysSoAndReplays) {
   Scenario s;
-  s.nodes = 30, s.delta = 4, s.rounds = 400, s.topology.kind = "regular";
+  s.nodes = 30, s.delta = 4, s.rounds = 400, s.topology.kind = lmx::sim::TopologyKind::regular;
   std::ostringstream trace;
   std::atomic<bool> stop{false};
   RunOptions o;
@@ -265,7 +266,7 @@ TEST(Trace, AnInterruptedRunSaysSoAndReplays) {
 /// there too, rather than reading "0 rounds" as "no limit" and running on.
 TEST(Trace, ARunInterruptedBeforeItsFirstRoundReplays) {
   Scenario s;
-  s.nodes = 30, s.delta = 4, s.rounds = 400, s.topology.kind = "regular";
+  s.nodes = 30, s.delta = 4, s.rounds = 400, s.topology.kind = lmx::sim::TopologyKind::regular;
   std::ostringstream trace;
   const std::atomic<bool> stop{true};
   RunOptions o;

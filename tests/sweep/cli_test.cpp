@@ -203,7 +203,8 @@ TEST(SweepCli, BadSweepFilesAreOneLineAndExit2BeforeAnythingRuns) {
       {"name = \"x\"\nseeds = 2\n[grid]\nk = {from = 4, to = 2}\n", "range 'from' 4 is above 'to' 2"},
       {"name = \"x\"\nseeds = 2\n[grid]\nk = [2, 2]\n", "value 2 appears twice"},
       // the bad point is the last one: nothing may have run before it is found
-      {"name = \"x\"\nseeds = 2\n[scenario]\nnodes = 10\ntopology.kind = \"regular\"\n[grid]\ndelta = [4, 8]\ntopology.degree = [2, 6]\n",
+      {"name = \"x\"\nseeds = 2\n[scenario]\nnodes = 10\ntopology.kind = \"regular\"\n[grid]\ndelta = [4, "
+       "8]\ntopology.degree = [2, 6]\n",
        "point {delta = 4, topology.degree = 6} seed 1: scenario key 'topology.degree'"},
   };
   for (const auto& [text, message] : cases) {
@@ -375,9 +376,9 @@ TEST(SweepExamples, EveryStudyFileIsValidAndTheSmokeSweepRuns) {
   const auto points = expand(load_sweep(examples / "latency.toml"));
   for (const auto& p : points) {
     EXPECT_EQ(p.scenario.nodes, 1000u);
-    EXPECT_EQ(p.scenario.topology.kind, "regular");
+    EXPECT_EQ(p.scenario.topology.kind, lmx::sim::TopologyKind::regular);
     EXPECT_EQ(p.scenario.workload.participation, 1.0);
-    EXPECT_EQ(p.scenario.engine, "async");
+    EXPECT_EQ(p.scenario.engine, lmx::sim::EngineKind::async);
     EXPECT_EQ(p.scenario.rounds, 2000u);
   }
   const auto r = lmx("sweep " + q(examples / "smoke.toml") + " --db " + q(dir / "smoke.sqlite"));

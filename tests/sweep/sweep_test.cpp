@@ -95,7 +95,7 @@ topology.kind = ["ring"]
   EXPECT_EQ(points[7].scenario.nodes, 20u);
   EXPECT_EQ(points[7].scenario.delta, 4u);
   EXPECT_EQ(points[7].scenario.k, 2u);
-  EXPECT_EQ(points[7].scenario.topology.kind, "ring");
+  EXPECT_EQ(points[7].scenario.topology.kind, lmx::sim::TopologyKind::ring);
   EXPECT_EQ(points[7].scenario.seed, 6u);
   // keys are canonical and unique
   std::set<std::string> keys;

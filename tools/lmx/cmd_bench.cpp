@@ -111,8 +111,9 @@ const lmx::cli::Register bench_command{
          } catch (const lmx::sim::ScenarioError& e) {
            throw lmx::cli::Failure(e.what());
          }
-         s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = "semi-sync", s.rounds = rounds;
-         s.activation.p = p, s.topology.kind = "regular", s.workload.idle = 0, s.workload.hold = 0;
+         s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = rounds;
+         s.activation.p = p, s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0,
+         s.workload.hold = 0;
          try {
            s = lmx::sim::scenario_from_json(s.to_json());  // the validator's word on the rest
          } catch (const lmx::sim::ScenarioError& e) {

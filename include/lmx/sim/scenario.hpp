@@ -3,10 +3,12 @@
 // all three go through one validator, so every input gets the same error messages.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +27,56 @@ struct ScenarioError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The scenario's kinds. Files, `--set`, summaries and trace headers spell each as a word
+// (docs/scenarios.md); code holds an enum, so that a misspelt kind does not compile.
+enum class EngineKind : std::uint8_t { semi_sync, async };
+enum class ActivationKind : std::uint8_t { random, sequential, synchronous };
+enum class DeliveryKind : std::uint8_t { random, oldest, delay_target };
+enum class TopologyKind : std::uint8_t { edges, ring, grid, regular, unit_disk, mobility };
+enum class DynamicsKind : std::uint8_t { static_graph, churn, starve, flap, swizzle };
+enum class WorkloadKind : std::uint8_t { automatic, manual };
+
+/// Each kind's words, in the order of its enum's values.
+template <class Kind>
+struct KindWords;
+template <>
+struct KindWords<EngineKind> {
+  static constexpr std::array<std::string_view, 2> words{"semi-sync", "async"};
+};
+template <>
+struct KindWords<ActivationKind> {
+  static constexpr std::array<std::string_view, 3> words{"random", "sequential", "synchronous"};
+};
+template <>
+struct KindWords<DeliveryKind> {
+  static constexpr std::array<std::string_view, 3> words{"random", "oldest", "delay-target"};
+};
+template <>
+struct KindWords<TopologyKind> {
+  static constexpr std::array<std::string_view, 6> words{"edges", "ring", "grid", "regular", "unit-disk", "mobility"};
+};
+template <>
+struct KindWords<DynamicsKind> {
+  static constexpr std::array<std::string_view, 5> words{"static", "churn", "starve", "flap", "swizzle"};
+};
+template <>
+struct KindWords<WorkloadKind> {
+  static constexpr std::array<std::string_view, 2> words{"auto", "manual"};
+};
+
+/// A kind's word ("semi-sync", "unit-disk", ...).
+template <class Kind>
+constexpr std::string_view word(Kind kind) {
+  return KindWords<Kind>::words[static_cast<std::size_t>(kind)];
+}
+/// The kind a word names, if any.
+template <class Kind>
+constexpr std::optional<Kind> kind_from_word(std::string_view text) {
+  for (std::size_t i = 0; i < KindWords<Kind>::words.size(); ++i)
+    if (KindWords<Kind>::words[i] == text) return static_cast<Kind>(i);
+  return std::nullopt;
+}
+
 struct Scenario {
   /// The node count at which the default radius and speed hold as written (they scale with 1/sqrt(n)).
   static constexpr std::uint32_t radius_reference_nodes = 1000;
@@ -33,24 +85,24 @@ struct Scenario {
   unsigned delta = 8;
   unsigned k = 4;
   core::Variant variant = core::default_variant;
-  std::string engine = "async";  ///< "semi-sync" (rounds) or "async" (intervals, paper Section 5)
+  EngineKind engine = EngineKind::async;  ///< semi-sync (rounds) or async (intervals, paper Section 5)
   std::uint64_t seed = 1;
   std::uint64_t rounds = 400;  ///< run length: rounds, or time units for the async engine
   std::uint64_t horizon = 0;   ///< P7: a request pending longer than this is reported (0: derived)
 
   struct Activation {
-    std::string kind = "random";  ///< random (probability p) | sequential | synchronous
+    ActivationKind kind = ActivationKind::random;  ///< random (probability p) | sequential | synchronous
     double p = 0.5;
   } activation;
 
   struct Delivery {
-    std::string kind = "random";  ///< random | oldest | delay-target
-    NodeId target = 0;            ///< delay-target: the node whose messages are delayed
-    std::uint32_t patience = 16;  ///< delay-target: rounds a message may be held back at most
+    DeliveryKind kind = DeliveryKind::random;  ///< random | oldest | delay-target
+    NodeId target = 0;                         ///< delay-target: the node whose messages are delayed
+    std::uint32_t patience = 16;               ///< delay-target: rounds a message may be held back at most
   } delivery;
 
   struct Topology {
-    std::string kind = "mobility";                 ///< edges | ring | grid | regular | unit-disk | mobility
+    TopologyKind kind = TopologyKind::mobility;    ///< edges | ring | grid | regular | unit-disk | mobility
     std::string file;                              ///< edges: an edge-list file ("u v" per line)
     std::vector<std::pair<NodeId, NodeId>> edges;  ///< edges: inline list
     unsigned degree = 0;                           ///< regular: target degree (0: delta)
@@ -60,20 +112,20 @@ struct Scenario {
   } topology;
 
   struct Dynamics {
-    std::string kind = "static";  ///< static | churn | starve | flap | swizzle
-    double birth = 0.01;          ///< churn: probability that a missing initial edge returns, per round
-    double death = 0.01;          ///< churn: probability that a present edge is cut, per round
-    NodeId target = 0;            ///< starve: the node whose requests are attacked
-    std::uint32_t bound = 8;      ///< hostile strategies: the longest an edge stays cut (rounds)
-    std::uint32_t batch = 8;      ///< swizzle: edges cut per attack
+    DynamicsKind kind = DynamicsKind::static_graph;  ///< static | churn | starve | flap | swizzle
+    double birth = 0.01;      ///< churn: probability that a missing initial edge returns, per round
+    double death = 0.01;      ///< churn: probability that a present edge is cut, per round
+    NodeId target = 0;        ///< starve: the node whose requests are attacked
+    std::uint32_t bound = 8;  ///< hostile strategies: the longest an edge stays cut (rounds)
+    std::uint32_t batch = 8;  ///< swizzle: edges cut per attack
   } dynamics;
 
   struct Workload {
-    std::string kind = "auto";   ///< auto (idle, lock, hold, unlock) | manual (application API)
-    double participation = 1.0;  ///< fraction of nodes that lock
-    double idle = 4;             ///< mean rounds between Unlock completing and the next Lock
-    double hold = 2;             ///< mean rounds in the critical section
-    std::uint32_t locks = 0;     ///< locks per participating node (0: continuous)
+    WorkloadKind kind = WorkloadKind::automatic;  ///< auto (idle, lock, hold, unlock) | manual (application API)
+    double participation = 1.0;                   ///< fraction of nodes that lock
+    double idle = 4;                              ///< mean rounds between Unlock completing and the next Lock
+    double hold = 2;                              ///< mean rounds in the critical section
+    std::uint32_t locks = 0;                      ///< locks per participating node (0: continuous)
   } workload;
 
   /// P7's horizon in rounds: `horizon`, or, when 0, 30 times the time a Lock takes when nothing
@@ -86,9 +138,9 @@ struct Scenario {
   [[nodiscard]] std::uint64_t effective_horizon() const {
     if (horizon) return horizon;
     double p = 1;
-    if (engine == "semi-sync" && activation.kind == "random") p = activation.p;
-    if (engine == "semi-sync" && activation.kind == "sequential") p = 1.0 / nodes;
-    const double held = delivery.kind == "delay-target" ? 6.0 * delivery.patience : 0.0;
+    if (engine == EngineKind::semi_sync && activation.kind == ActivationKind::random) p = activation.p;
+    if (engine == EngineKind::semi_sync && activation.kind == ActivationKind::sequential) p = 1.0 / nodes;
+    const double held = delivery.kind == DeliveryKind::delay_target ? 6.0 * delivery.patience : 0.0;
     const double derived = std::ceil(30.0 * ((delta + 1) / p + held));
     return derived < 100 ? 100 : derived > 1e15 ? std::uint64_t{1'000'000'000'000'000} : std::uint64_t(derived);
   }

@@ -4,14 +4,11 @@
 import { indexTrace, KIND, TraceError, MESSAGE_KINDS, IDLE_NODE } from './trace.js';
 import { waitsFor, enabledGuarded } from './waits.js';
 import { fmtSet, fmtW, fmtP, fmtVal, fmtNodes, describe, msgText } from './notation.js';
+import { computeLayout } from './layout.js';
+import { MSG_COLOUR, shapes } from './shapes.js';
 
 export const STATE_COLOUR = { BOT: '#e5e7eb', PREPARE: '#fde68a', COMPETE: '#fb923c', WIN: '#c084fc', LOCKED: '#22c55e', UNLOCK: '#60a5fa' };
 export const PHASE_COLOUR = { BOT: '#94a3b8', PREPARE: '#0ea5e9', COMPETE: '#db2777' };
-export const MSG_COLOUR = {
-  prepare: '#0284c7', ready: '#0891b2', 'request-lock': '#ea580c', win: '#ca8a04',
-  'set-lock': '#7c3aed', 'ack-lock': '#9333ea', 'release-lock': '#16a34a', 'ack-unlock': '#65a30d',
-};
-const MSG_ABBR = { prepare: 'prep', ready: 'rdy', 'request-lock': 'req', win: 'win', 'set-lock': 'set', 'ack-lock': 'ackL', 'release-lock': 'rel', 'ack-unlock': 'ackU' };
 const WAIT_COLOUR = { reply: '#2563eb', request: '#ea580c', release: '#64748b' };
 const FADE = 12;  // topology changes stay highlighted for this many events
 
@@ -117,64 +114,6 @@ function table(rows) {
     tr.insertCell().textContent = v === undefined || v === null ? '—' : String(v);
   }
   return tb;
-}
-
-// ---------- layout ----------
-function computeLayout(trace) {
-  const n = trace.n;
-  const pos = trace.checkpoints[0].initialPos;
-  const xy = new Float64Array(2 * n);
-  if (!Number.isNaN(pos[0])) {
-    xy.set(pos);
-    return { xy, given: true };
-  }
-  // Stable force-directed layout over every edge that ever existed (deterministic start).
-  const edges = [];
-  const seen = new Set();
-  for (let t = 1; t <= trace.events; t++) {
-    if (trace.kind[t] !== KIND.connect) continue;
-    const e = trace.event(t);
-    const key = e.u < e.v ? `${e.u}-${e.v}` : `${e.v}-${e.u}`;
-    if (!seen.has(key) && e.u !== e.v) { seen.add(key); edges.push([e.u, e.v]); }
-    if (edges.length > 20000) break;
-  }
-  for (let i = 0; i < n; i++) {
-    const a = (2 * Math.PI * i) / n;
-    xy[2 * i] = 0.5 + 0.4 * Math.cos(a);
-    xy[2 * i + 1] = 0.5 + 0.4 * Math.sin(a);
-  }
-  if (n <= 600) {
-    const k = 0.6 / Math.sqrt(n);
-    for (let it = 0; it < 300; it++) {
-      const temp = 0.05 * (1 - it / 300) + 0.002;
-      const d = new Float64Array(2 * n);
-      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-        let dx = xy[2 * i] - xy[2 * j], dy = xy[2 * i + 1] - xy[2 * j + 1];
-        const dist = Math.max(1e-4, Math.hypot(dx, dy));
-        const f = (k * k) / dist;
-        dx /= dist; dy /= dist;
-        d[2 * i] += dx * f; d[2 * i + 1] += dy * f; d[2 * j] -= dx * f; d[2 * j + 1] -= dy * f;
-      }
-      for (const [u, v] of edges) {
-        let dx = xy[2 * u] - xy[2 * v], dy = xy[2 * u + 1] - xy[2 * v + 1];
-        const dist = Math.max(1e-4, Math.hypot(dx, dy));
-        const f = (dist * dist) / k;
-        dx /= dist; dy /= dist;
-        d[2 * u] -= dx * f; d[2 * u + 1] -= dy * f; d[2 * v] += dx * f; d[2 * v + 1] += dy * f;
-      }
-      for (let i = 0; i < n; i++) {
-        const len = Math.max(1e-9, Math.hypot(d[2 * i], d[2 * i + 1]));
-        xy[2 * i] += (d[2 * i] / len) * Math.min(len, temp);
-        xy[2 * i + 1] += (d[2 * i + 1] / len) * Math.min(len, temp);
-      }
-    }
-  }
-  // normalise into the unit square
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (let i = 0; i < n; i++) { x0 = Math.min(x0, xy[2 * i]); x1 = Math.max(x1, xy[2 * i]); y0 = Math.min(y0, xy[2 * i + 1]); y1 = Math.max(y1, xy[2 * i + 1]); }
-  const s = Math.max(x1 - x0, y1 - y0) || 1;
-  for (let i = 0; i < n; i++) { xy[2 * i] = 0.5 + (xy[2 * i] - (x0 + x1) / 2) / s; xy[2 * i + 1] = 0.5 + (xy[2 * i + 1] - (y0 + y1) / 2) / s; }
-  return { xy, given: false };
 }
 
 // ---------- navigation ----------
@@ -364,6 +303,7 @@ function buildLegend() {
 // ---------- drawing ----------
 const canvas = $('canvas');
 const ctx = canvas.getContext('2d');
+const { portLabel, badge, arrow, cross, label } = shapes(ctx);
 
 function transform() {
   const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -510,73 +450,6 @@ function draw() {
       ctx.fillText(`n${u}`, x, y);
     }
   }
-}
-
-function portLabel(ax, ay, bx, by, p) {
-  const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
-  const d = Math.min(len * 0.3, 30);
-  const x = ax + (dx / len) * d, y = ay + (dy / len) * d;
-  ctx.font = '10px system-ui, sans-serif';
-  ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
-  ctx.fillStyle = 'white'; ctx.fillRect(x - 6, y - 6, 12, 12);
-  ctx.fillStyle = '#475569';
-  ctx.fillText(String(p), x, y);
-}
-function badge(x, y, m, detail) {
-  ctx.fillStyle = MSG_COLOUR[m.kind] || '#000';
-  if (!detail) { ctx.beginPath(); ctx.arc(x, y, 2.5, 0, 2 * Math.PI); ctx.fill(); return; }
-  const text = m.kind === 'request-lock' ? `req(${m.value})` : m.kind === 'win' ? `win(${m.value ? 'T' : 'F'})` : MSG_ABBR[m.kind] || m.kind;
-  ctx.font = '600 10px system-ui, sans-serif';
-  const w = ctx.measureText(text).width + 8;
-  ctx.beginPath();
-  ctx.roundRect(x - w / 2, y - 7, w, 14, 4);
-  ctx.fill();
-  ctx.fillStyle = 'white';
-  ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
-  ctx.fillText(text, x, y + 0.5);
-}
-function arrow(ax, ay, bx, by, colour, width, dash, shrink, head = 8, text = '') {
-  const dx = bx - ax, dy = by - ay, len = Math.hypot(dx, dy) || 1;
-  const ux = dx / len, uy = dy / len;
-  // bend a little so that u->v and v->u do not overlap
-  const bend = Math.max(10, Math.min(60, len * 0.12));
-  const nx = -uy * bend, ny = ux * bend;
-  const sx = ax + ux * shrink, sy = ay + uy * shrink, ex = bx - ux * shrink, ey = by - uy * shrink;
-  const cx = (sx + ex) / 2 + nx, cy = (sy + ey) / 2 + ny;
-  ctx.save();
-  ctx.strokeStyle = ctx.fillStyle = colour;
-  ctx.lineWidth = width;
-  ctx.setLineDash(dash);
-  ctx.beginPath(); ctx.moveTo(sx, sy); ctx.quadraticCurveTo(cx, cy, ex, ey); ctx.stroke();
-  ctx.setLineDash([]);
-  const hx = ex - cx, hy = ey - cy, hl = Math.hypot(hx, hy) || 1;
-  const px = hx / hl, py = hy / hl;
-  ctx.beginPath();
-  ctx.moveTo(ex, ey);
-  ctx.lineTo(ex - px * head - py * head * 0.5, ey - py * head + px * head * 0.5);
-  ctx.lineTo(ex - px * head + py * head * 0.5, ey - py * head - px * head * 0.5);
-  ctx.closePath(); ctx.fill();
-  if (text) {
-    const mx = 0.25 * sx + 0.5 * cx + 0.25 * ex, my = 0.25 * sy + 0.5 * cy + 0.25 * ey;
-    ctx.font = '600 11px system-ui, sans-serif';
-    const w = ctx.measureText(text).width + 6;
-    ctx.fillStyle = 'rgba(255,255,255,0.85)';
-    ctx.fillRect(mx - w / 2, my - 8, w, 16);
-    ctx.fillStyle = colour;
-    ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
-    ctx.fillText(text, mx, my);
-  }
-  ctx.restore();
-}
-function cross(x, y, s) {
-  ctx.save(); ctx.strokeStyle = '#dc2626'; ctx.lineWidth = 3;
-  ctx.beginPath(); ctx.moveTo(x - s, y - s); ctx.lineTo(x + s, y + s); ctx.moveTo(x + s, y - s); ctx.lineTo(x - s, y + s); ctx.stroke();
-  ctx.restore();
-}
-function label(text, x, y, colour) {
-  ctx.font = '600 11px system-ui, sans-serif';
-  ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
-  ctx.fillStyle = colour; ctx.fillText(text, x, y);
 }
 
 // ---------- input ----------
