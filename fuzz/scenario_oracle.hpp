@@ -10,7 +10,6 @@
 
 namespace lmx::fuzz {
 
-
 /// Validates `j`; for a valid scenario, checks the round trip through text.
 inline void validate_and_round_trip(const nlohmann::json& j) {
   sim::Scenario s;

@@ -26,7 +26,8 @@ constexpr std::size_t max_points = 10'000'000;
 constexpr std::uint64_t max_seed_count = 1'000'000;
 
 json to_json(const toml::node& n, const std::string& where) {
-  return sim::json_from_toml(n, [&](const toml::node&) { throw SweepError(where + ": dates and times are not sweep values"); });
+  return sim::json_from_toml(
+      n, [&](const toml::node&) { throw SweepError(where + ": dates and times are not sweep values"); });
 }
 
 /// A float value as the shortest decimal of 12 significant digits, so that 0.1 + 0.2 steps give 0.3.

@@ -112,9 +112,8 @@ bool Reader::next(Line& line) {
   if (line.ev == "end") {
     if (!e.contains("hash") || !e["hash"].is_string()) fail(number_, "the end line has no \"hash\"");
     if (e["hash"] != hex64(hash_.value()))
-      fail(number_, "the end line's hash " + e["hash"].dump() +
-                        " is not the hash of the lines before it (" + hex64(hash_.value()) +
-                        "): the trace was changed");
+      fail(number_, "the end line's hash " + e["hash"].dump() + " is not the hash of the lines before it (" +
+                        hex64(hash_.value()) + "): the trace was changed");
     ended_ = true;
     return true;
   }

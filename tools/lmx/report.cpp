@@ -163,14 +163,8 @@ nlohmann::json summarize_trace(std::istream& in, const std::string& name, const 
   const bool stalled = end_field("stalled", &nlohmann::json::is_boolean, "true or false") && end["stalled"].get<bool>();
   const std::string event_hash =
       end_field("event_hash", &nlohmann::json::is_string, "a string") ? end["event_hash"].get<std::string>() : "";
-  return {{"name", short_name},
-          {"events", events},
-          {"header", header},
-          {"latencies", latencies},
-          {"violations", violations},
-          {"stalled", stalled},
-          {"complete", true},
-          {"event_hash", event_hash}};
+  return {{"name", short_name},       {"events", events},   {"header", header}, {"latencies", latencies},
+          {"violations", violations}, {"stalled", stalled}, {"complete", true}, {"event_hash", event_hash}};
 }
 
 std::string render_report(const nlohmann::json& run, const std::optional<nlohmann::json>& trace_summary) {
