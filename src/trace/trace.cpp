@@ -1,6 +1,7 @@
 // The shared trace writer and reader (include/lmx/trace/trace.hpp, docs/trace-format.md).
 #include "lmx/trace/trace.hpp"
 
+#include <cstdio>
 #include <istream>
 #include <ostream>
 
@@ -40,17 +41,29 @@ bool Writer::good() const { return out_ == nullptr || out_->good(); }
 Error::Error(const std::string& name, std::uint64_t line_number, const std::string& problem)
     : std::runtime_error(name + " line " + std::to_string(line_number) + ": " + problem), line(line_number) {}
 
-namespace {
-std::string readable(const nlohmann::json::exception& e) {
+std::string json_error_text(const nlohmann::json::exception& e) {
   std::string what = e.what();
   // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
   if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-  return what;
+  std::string text;
+  for (const char c : what) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) {
+      char escaped[9];
+      std::snprintf(escaped, sizeof escaped, "<U+%04X>", byte);
+      text += escaped;
+    } else {
+      text += c;
+    }
+  }
+  return text;
 }
+
+namespace {
 
 // "malformed JSON at column 7: unexpected end of input; expected ..." rather than the library's wording.
 std::string malformed(const nlohmann::json::parse_error& e) {
-  std::string what = readable(e);
+  std::string what = json_error_text(e);
   if (auto pos = what.find(" - "); pos != std::string::npos) what = what.substr(pos + 3);
   return "malformed JSON at column " + std::to_string(e.byte) + ": " + what;
 }

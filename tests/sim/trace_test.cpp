@@ -196,6 +196,20 @@ TEST(Trace, MalformedJsonIsNamedWithLineAndColumn) {
   }
 }
 
+/// The library's excerpt of a malformed line escapes C0 controls but not DEL: the error escapes it
+/// too, so that no input byte reaches the terminal raw (found by report_run_fuzz).
+TEST(Trace, AMalformedLinesErrorIsPrintable) {
+  std::istringstream in("{\"type\":\"lmx-trace\",\"bound\x7f:8}\n");
+  try {
+    trace::Reader reader(in, "t.jsonl");
+    FAIL() << "a malformed header was read";
+  } catch (const trace::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("<U+007F>"), std::string::npos) << what;
+    for (const char c : what) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7F) << what;
+  }
+}
+
 /// The asynchronous engine's act and idle lines carry each execution's end: an independent reader
 /// checks from the trace alone that a node's executions never overlap and that every node acts.
 TEST(Trace, AsyncExecutionsAreIntervalsThatNeverOverlap) {

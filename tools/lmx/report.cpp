@@ -17,12 +17,7 @@ namespace {
 
 constexpr std::size_t max_violations = 1000;
 
-std::string describe(const nlohmann::json::exception& e) {
-  std::string what = e.what();
-  // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part
-  if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-  return what;
-}
+std::string describe(const nlohmann::json::exception& e) { return lmx::trace::json_error_text(e); }
 
 }  // namespace
 

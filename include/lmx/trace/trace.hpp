@@ -23,6 +23,10 @@ inline constexpr int schema = 1;
 
 /// A 64-bit value as 16 lowercase hex digits (the form of every hash in traces and summaries).
 [[nodiscard]] std::string hex64(std::uint64_t value);
+/// A JSON library error as one printable line: without the library's "[json.exception...]" prefix,
+/// and with the control characters its excerpt of the input may carry (it escapes C0 but not DEL)
+/// written as <U+007F>, the library's own notation.
+[[nodiscard]] std::string json_error_text(const nlohmann::json::exception& e);
 
 /// FNV-1a 64 over bytes.
 class LineHash {
