@@ -230,16 +230,16 @@ namespace {
 /// for a kind that never reads it is a mistake the run would not show.
 template <class Kind>
 void reject_unused(const Reader& r, const std::string& key, bool non_default, Kind chosen,
-                   std::initializer_list<const char*> readers) {
-  const std::string kind(word(chosen));
-  for (const char* k : readers)
-    if (kind == k) return;
+                   std::initializer_list<Kind> readers) {
+  for (const Kind k : readers)
+    if (chosen == k) return;
   if (!non_default) return;
   std::string list;
   std::size_t i = 0;
-  for (const char* k : readers) list += (i++ == 0 ? "" : i == readers.size() ? " and " : ", ") + std::string(k);
-  throw ScenarioError(r.where(key) + r.name() + " kind '" + kind + "' does not use it (only " + list +
-                      (readers.size() == 1 ? " does" : " do") + "): remove the key or change " + r.name() + ".kind");
+  for (const Kind k : readers) list += (i++ == 0 ? "" : i == readers.size() ? " and " : ", ") + std::string(word(k));
+  throw ScenarioError(r.where(key) + r.name() + " kind '" + std::string(word(chosen)) + "' does not use it (only " +
+                      list + (readers.size() == 1 ? " does" : " do") + "): remove the key or change " + r.name() +
+                      ".kind");
 }
 
 void check_name(const Reader& r, const std::string& name) {
@@ -304,8 +304,10 @@ Scenario scenario_from_json(const json& j) {
   if (s.delivery.patience < 1 || s.delivery.patience > max_patience)
     throw ScenarioError(del.where("patience") + "must be in 1.." + std::to_string(max_patience) + " for the " +
                         std::string(word(s.engine)) + " engine");
-  reject_unused(del, "target", s.delivery.target != defaults.delivery.target, s.delivery.kind, {"delay-target"});
-  reject_unused(del, "patience", s.delivery.patience != defaults.delivery.patience, s.delivery.kind, {"delay-target"});
+  reject_unused(del, "target", s.delivery.target != defaults.delivery.target, s.delivery.kind,
+                {DeliveryKind::delay_target});
+  reject_unused(del, "patience", s.delivery.patience != defaults.delivery.patience, s.delivery.kind,
+                {DeliveryKind::delay_target});
   del.finish();
 
   auto topo = section(top, "topology", empty);
@@ -348,13 +350,13 @@ Scenario scenario_from_json(const json& j) {
   if (s.topology.kind == TopologyKind::edges && s.topology.file.empty() && s.topology.edges.empty() && s.nodes > 1)
     throw ScenarioError(topo.where("file") + "kind 'edges' needs 'file' or 'edges'");
   const TopologyKind topology_kind = s.topology.kind;
-  reject_unused(topo, "file", !s.topology.file.empty(), topology_kind, {"edges"});
-  reject_unused(topo, "edges", !s.topology.edges.empty(), topology_kind, {"edges"});
-  reject_unused(topo, "degree", s.topology.degree != defaults.topology.degree, topology_kind, {"regular"});
-  reject_unused(topo, "width", s.topology.width != defaults.topology.width, topology_kind, {"grid"});
+  reject_unused(topo, "file", !s.topology.file.empty(), topology_kind, {TopologyKind::edges});
+  reject_unused(topo, "edges", !s.topology.edges.empty(), topology_kind, {TopologyKind::edges});
+  reject_unused(topo, "degree", s.topology.degree != defaults.topology.degree, topology_kind, {TopologyKind::regular});
+  reject_unused(topo, "width", s.topology.width != defaults.topology.width, topology_kind, {TopologyKind::grid});
   reject_unused(topo, "radius", s.topology.radius != defaults.topology.radius, topology_kind,
-                {"unit-disk", "mobility"});
-  reject_unused(topo, "speed", s.topology.speed != defaults.topology.speed, topology_kind, {"mobility"});
+                {TopologyKind::unit_disk, TopologyKind::mobility});
+  reject_unused(topo, "speed", s.topology.speed != defaults.topology.speed, topology_kind, {TopologyKind::mobility});
   // Without a radius, the default's mean degree n·π·r² (about 6.4 at 1000 nodes) is kept at every
   // n: a fixed radius would grow the degree, and the work, with n. The default speed scales with the
   // default radius, so that a node crosses its neighbourhood in as many rounds at every n.
@@ -379,11 +381,13 @@ Scenario scenario_from_json(const json& j) {
   if (s.dynamics.bound < 1 || s.dynamics.bound > 1'000'000u)
     throw ScenarioError(dyn.where("bound") + "must be in 1..1000000");
   const DynamicsKind dynamics_kind = s.dynamics.kind;
-  reject_unused(dyn, "birth", s.dynamics.birth != defaults.dynamics.birth, dynamics_kind, {"churn"});
-  reject_unused(dyn, "death", s.dynamics.death != defaults.dynamics.death, dynamics_kind, {"churn"});
-  reject_unused(dyn, "target", s.dynamics.target != defaults.dynamics.target, dynamics_kind, {"starve"});
-  reject_unused(dyn, "bound", s.dynamics.bound != defaults.dynamics.bound, dynamics_kind, {"starve", "flap"});
-  reject_unused(dyn, "batch", s.dynamics.batch != defaults.dynamics.batch, dynamics_kind, {"flap", "swizzle"});
+  reject_unused(dyn, "birth", s.dynamics.birth != defaults.dynamics.birth, dynamics_kind, {DynamicsKind::churn});
+  reject_unused(dyn, "death", s.dynamics.death != defaults.dynamics.death, dynamics_kind, {DynamicsKind::churn});
+  reject_unused(dyn, "target", s.dynamics.target != defaults.dynamics.target, dynamics_kind, {DynamicsKind::starve});
+  reject_unused(dyn, "bound", s.dynamics.bound != defaults.dynamics.bound, dynamics_kind,
+                {DynamicsKind::starve, DynamicsKind::flap});
+  reject_unused(dyn, "batch", s.dynamics.batch != defaults.dynamics.batch, dynamics_kind,
+                {DynamicsKind::flap, DynamicsKind::swizzle});
   dyn.finish();
 
   auto wl = section(top, "workload", empty);
