@@ -44,7 +44,7 @@ class Replay {
     const json& h = reader.header();
     if (!h.contains("variant") || !h["variant"].is_string() ||
         !core::parse_variant(h["variant"].get<std::string>(), variant_))
-      reader.fail(1, "the header needs a known \"variant\" (paper or repaired)");
+      reader.fail(1, "the header needs a known \"variant\" (paper, repaired or fast)");
     const trace::Line& header = reader.header_line();
     delta_ = static_cast<unsigned>(get_uint(reader, header, "delta", 1, 63));
     k_ = static_cast<unsigned>(get_uint(reader, header, "k", core::k_min, core::k_max));
@@ -214,10 +214,22 @@ class Replay {
       produce(u, proto_().step(nodes_[u].s, core::Activation{action, static_cast<core::Port>(p), m},
                                core::Context<Word>{nodes_[u].d, neighbours(u)}, core::PriorityDraw::from(draw)));
     } else {
-      // The priority drawn is the value of the request-lock sends that follow.
+      // The priority drawn is the value of the request-lock sends that follow. A tie broken by
+      // CheckPriorities (fast variant, F2) drew the index, among the tied ports in port order, of
+      // the port that win(true) goes to (the first send that follows).
       unsigned prio = 0;
       if (ahead && ahead->ev == "send" && ahead->event.value("kind", "") == "request-lock")
         prio = static_cast<unsigned>(get_uint(reader_, *ahead, "value", 0, k_ - 1));
+      if (action == core::Action::check_priorities && ahead && ahead->ev == "send" &&
+          ahead->event.value("kind", "") == "win" && ahead->event.value("value", 0) == 1) {
+        const unsigned winner = port(*ahead, "port", 0);
+        auto tied = nodes_[u].s.priorities;
+        tied.erase(nodes_[u].d);  // the CleanUp of A2.6 runs first
+        for (core::Port l : tied.highest()) {
+          if (l == winner) break;
+          ++prio;
+        }
+      }
       auto draw = [prio](unsigned bound) { return prio % bound; };
       produce(u, proto_().step(nodes_[u].s, core::Activation{action}, core::Context<Word>{nodes_[u].d, neighbours(u)},
                                core::PriorityDraw::from(draw)));

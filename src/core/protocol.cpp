@@ -26,7 +26,8 @@ std::string_view to_string(Mutant m) {
                                                     "without-r2",
                                                     "without-r3",
                                                     "r2-alt-wait-for-applicants",
-                                                    "r2-alt-winner-leaves-candidates"};
+                                                    "r2-alt-winner-leaves-candidates",
+                                                    "f1-defers-while-held"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -111,6 +112,11 @@ ActionSet Protocol<Word>::enabled_guarded(const State& s) const {
   if (LMX_MUTANT(without_r1) && s.phase == ParticipantPhase::idle && s.state == InitiatorState::win)
     set.erase(Action::clean_up);
   if (LMX_MUTANT(r2_alt_wait_for_applicants) && !s.applicants.empty()) set.erase(Action::check_priorities);
+  if (LMX_MUTANT(f1_defers_while_held) && config_.variant == Variant::fast && !s.on_hold.empty())
+    set.erase(Action::check_priorities);
+  // In the fast variant the lock is read by the guard (F1), so ignoring it means running the trial.
+  if (LMX_MUTANT(win_ignores_lock) && s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size())
+    set.insert(Action::check_priorities);
   if (LMX_MUTANT(check_done_early) && s.state == InitiatorState::win && s.replied.size() + 1 >= s.lock_set.size())
     set.insert(Action::check_done);
 #endif
@@ -170,7 +176,7 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
     case Action::check_start: check_start(s, ctx, draw, out); break;
     case Action::clean_up: clean_up_action(s, ctx, out); break;
     case Action::receive_request: receive_request(s, l, a.message, ctx, out); break;
-    case Action::check_priorities: check_priorities(s, ctx, out); break;
+    case Action::check_priorities: check_priorities(s, ctx, draw, out); break;
     case Action::receive_win: receive_win(s, l, a.message, ctx, out); break;
     case Action::check_win: check_win(s, ctx, draw, out); break;
     case Action::receive_set_lock: receive_set_lock(s, l, ctx, out); break;
@@ -246,11 +252,23 @@ void Protocol<Word>::receive_request(State& s, Port l, Message m, const Context<
   s.phase = ParticipantPhase::compete;  // A2.4 phase <- COMPETE
 }
 
-// A2.5-A2.10 CheckPriorities: (phase = COMPETE) and (|C| = |P|).
+// A2.5-A2.10 CheckPriorities: (phase = COMPETE) and (|C| = |P|) [fast, F1: and lock = bottom].
 template <class Word>
-void Protocol<Word>::check_priorities(State& s, const Context<Word>& ctx, Out& out) const {
+void Protocol<Word>::check_priorities(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const {
   clean_up(s, ctx, out, s.candidates - ctx.disconnected);  // A2.6
-  const Ports best = s.priorities.highest();
+  Ports best = s.priorities.highest();
+  // FAST F2: a tie for the highest priority is broken by the participant, with one draw in [0, K)
+  // (the same draw as A1.18, so that hosts and the checker see one kind of random choice): the
+  // tied candidate at index draw mod |best|. The paper sends win(false) to all of them (A2.9),
+  // which wastes the trial of every tied candidate and of the participant.
+  if (config_.variant == Variant::fast && !best.empty() && !best.single() && !LMX_MUTANT(win_true_to_ties)) {
+    unsigned index = draw(config_.k) % best.size();
+    for (Port l : best)
+      if (index-- == 0) {
+        best = Ports::of(l);
+        break;
+      }
+  }
   if ((s.lock_port == no_port || LMX_MUTANT(win_ignores_lock)) &&
       (best.single() || (LMX_MUTANT(win_true_to_ties) && !best.empty()))) {  // A2.7 lock = bottom, unique highest p
     send(out, best, Message{MessageKind::win, 1});                           // A2.8 win(true)

@@ -274,7 +274,7 @@ Scenario scenario_from_json(const json& j) {
   top.get("variant", variant);
   if (!core::parse_variant(variant, s.variant))
     throw ScenarioError(top.where("variant") + "unknown variant '" + printable(variant) +
-                        "' (expected paper or repaired)");
+                        "' (expected paper, repaired or fast)");
   top.kind("engine", s.engine);
   top.get_seed("seed", s.seed);
   top.get("rounds", s.rounds);

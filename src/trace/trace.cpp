@@ -62,10 +62,14 @@ std::string json_error_text(const nlohmann::json::exception& e) {
 namespace {
 
 // "malformed JSON at column 7: unexpected end of input; expected ..." rather than the library's wording.
-std::string malformed(const nlohmann::json::parse_error& e) {
+// The parser also throws out_of_range (406) for a number too large for a double, "2.0e37109375";
+// that is malformed input too, and has no column.
+std::string malformed(const nlohmann::json::exception& e) {
   std::string what = json_error_text(e);
   if (auto pos = what.find(" - "); pos != std::string::npos) what = what.substr(pos + 3);
-  return "malformed JSON at column " + std::to_string(e.byte) + ": " + what;
+  if (const auto* parse = dynamic_cast<const nlohmann::json::parse_error*>(&e))
+    return "malformed JSON at column " + std::to_string(parse->byte) + ": " + what;
+  return "malformed JSON: " + what;
 }
 }  // namespace
 
@@ -89,7 +93,7 @@ Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(na
   header_.number = 1;
   try {
     header_.event = nlohmann::json::parse(header_.text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     fail(1, "the header is " + malformed(e));
   }
   const auto& h = header_.event;
@@ -112,7 +116,7 @@ bool Reader::next(Line& line) {
   line.number = number_;
   try {
     line.event = nlohmann::json::parse(line.text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     fail(number_, malformed(e));
   }
   const auto& e = line.event;

@@ -17,19 +17,20 @@ namespace {
 using lmx::check::Instance;
 using lmx::core::testing::Mutant;
 
-std::vector<Instance> suite() {
+std::vector<Instance> suite(lmx::core::Variant variant = lmx::core::Variant::repaired) {
   std::vector<Instance> out;
   for (unsigned changes : {0u, 1u})
     for (unsigned locks : {1u, 2u}) {
-      out.push_back(lmx::check::testing::two_nodes(lmx::core::Variant::repaired, locks, changes));
+      out.push_back(lmx::check::testing::two_nodes(variant, locks, changes));
     }
   return out;
 }
 
 /// Path n1 - n0 - n2, Delta = 2, K = 2, 1 Lock call per node, 1 topology change: the instance of
 /// errata E3 (its counterexample has depth 11, well inside the first 300 000 states).
-Instance three_node_path() {
+Instance three_node_path(lmx::core::Variant variant = lmx::core::Variant::repaired) {
   Instance i;
+  i.variant = variant;
   i.nodes = 3;
   i.delta = 2;
   i.k = 2;
@@ -47,11 +48,10 @@ struct Guard {
 
 class Mutants : public ::testing::TestWithParam<unsigned> {};
 
-TEST_P(Mutants, IsCaught) {
-  const auto m = static_cast<Mutant>(GetParam());
+void caught_in(Mutant m, lmx::core::Variant variant) {
   const Guard g(m);
   std::string caught;
-  for (const auto& inst : suite()) {
+  for (const auto& inst : suite(variant)) {
     lmx::check::Options opt;
     opt.max_states = 300'000;  // the unmutated core needs < 100k here; a mutant may blow up after its defect
     const auto r = lmx::check::check(inst, opt);
@@ -64,13 +64,25 @@ TEST_P(Mutants, IsCaught) {
   if (caught.empty()) {
     lmx::check::Options opt;
     opt.max_states = prefix_states;
-    const auto r = lmx::check::check(three_node_path(), opt);
+    const auto r = lmx::check::check(three_node_path(variant), opt);
     if (!r.violations.empty())
-      caught = lmx::check::describe(three_node_path()) + " (first " + std::to_string(prefix_states) +
+      caught = lmx::check::describe(three_node_path(variant)) + " (first " + std::to_string(prefix_states) +
                " states): " + std::string(to_string(r.violations.front().kind)) + " " + r.violations.front().detail;
   }
   EXPECT_FALSE(caught.empty()) << "mutant " << lmx::core::testing::to_string(m) << " survived";
-  std::printf("mutant %-32s caught by %s\n", std::string(lmx::core::testing::to_string(m)).c_str(), caught.c_str());
+  std::printf("mutant %-32s caught (%s) by %s\n", std::string(lmx::core::testing::to_string(m)).c_str(),
+              std::string(lmx::core::to_string(variant)).c_str(), caught.c_str());
+}
+
+// Each mutant is caught in the repaired variant and in the fast one, which shares its code (the
+// fast variant's own mutant, f1-defers-while-held, changes nothing in the repaired one).
+TEST_P(Mutants, IsCaught) {
+  const auto m = static_cast<Mutant>(GetParam());
+  for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast}) {
+    if (m == Mutant::f1_defers_while_held && variant != lmx::core::Variant::fast) continue;
+    SCOPED_TRACE(std::string(lmx::core::to_string(variant)));
+    caught_in(m, variant);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Core, Mutants, ::testing::Range(1u, lmx::core::testing::mutant_count),
@@ -83,14 +95,16 @@ INSTANTIATE_TEST_SUITE_P(Core, Mutants, ::testing::Range(1u, lmx::core::testing:
 
 TEST(MutantsBaseline, UnmutatedCorePassesTheSameInstances) {
   const Guard g(Mutant::none);
-  for (const auto& inst : suite())
-    EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass) << lmx::check::describe(inst);
-  lmx::check::Options opt;
-  opt.max_states = prefix_states;
-  const auto r = lmx::check::check(three_node_path(), opt);
-  EXPECT_TRUE(r.violations.empty()) << r.violations.front().kind << " " << r.violations.front().detail;
-  EXPECT_EQ(r.verdict, lmx::check::Verdict::incomplete);  // the prefix was explored to its end
-  EXPECT_GT(r.states, prefix_states - 64);
+  for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast}) {
+    for (const auto& inst : suite(variant))
+      EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass) << lmx::check::describe(inst);
+    lmx::check::Options opt;
+    opt.max_states = prefix_states;
+    const auto r = lmx::check::check(three_node_path(variant), opt);
+    EXPECT_TRUE(r.violations.empty()) << r.violations.front().kind << " " << r.violations.front().detail;
+    EXPECT_EQ(r.verdict, lmx::check::Verdict::incomplete);  // the prefix was explored to its end
+    EXPECT_GT(r.states, prefix_states - 64);
+  }
 }
 
 // The symmetry reduction (renaming nodes and ports, docs/checker.md) decides what the full search

@@ -210,6 +210,20 @@ TEST(Trace, AMalformedLinesErrorIsPrintable) {
   }
 }
 
+// A number too large for a double is not a parse error to the JSON library but out_of_range
+// (found by trace_reader_fuzz, which then stopped on the uncaught exception): one clear error.
+TEST(Trace, ANumberTooLargeForADoubleIsAMalformedLine) {
+  std::istringstream header("{\"type\":\"lmx-trace\",\"schema\":2.0e37109375}\n");
+  EXPECT_THROW(trace::Reader(header, "t.jsonl"), trace::Error);
+  try {
+    std::istringstream in("{\"type\":\"lmx-trace\",\"schema\":2.0e37109375}\n");
+    trace::Reader reader(in, "t.jsonl");
+  } catch (const trace::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 1: the header is malformed JSON: number overflow"), std::string::npos)
+        << e.what();
+  }
+}
+
 /// The asynchronous engine's act and idle lines carry each execution's end: an independent reader
 /// checks from the trace alone that a node's executions never overlap and that every node acts.
 TEST(Trace, AsyncExecutionsAreIntervalsThatNeverOverlap) {

@@ -125,7 +125,7 @@ const lmx::cli::Register check_command{
        auto* cmd = app.add_subcommand(
            "check", "Explore every reachable state of a small instance and decide P1-P4, deadlock and P7");
        static Args a;
-       cmd->add_option("--variant", a.variant, "paper or repaired")->capture_default_str();
+       cmd->add_option("--variant", a.variant, "paper, repaired or fast")->capture_default_str();
        cmd->add_option("--nodes", a.nodes, "number of nodes (1..4)")->capture_default_str();
        cmd->add_option("--edges", a.edges, "initial graph, e.g. 0-1,1-2 (empty: no edges)")->capture_default_str();
        cmd->add_option("--delta", a.delta, "ports per node (1..3)")->capture_default_str();

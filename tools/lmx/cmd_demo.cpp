@@ -53,7 +53,7 @@ const lmx::cli::Register demo_command{
        auto* cmd = app.add_subcommand("demo", "Play two overlapping Lock requests round by round");
        static std::string variant = "repaired";
        static unsigned shift = 0;
-       cmd->add_option("--variant", variant, "Algorithm variant: paper or repaired")->capture_default_str();
+       cmd->add_option("--variant", variant, "Algorithm variant: paper, repaired or fast")->capture_default_str();
        cmd->add_option("--shift", shift, "Rotate the scripted priorities (changes who wins first)")
            ->capture_default_str();
        cmd->callback([&exit_code] {

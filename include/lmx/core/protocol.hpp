@@ -26,8 +26,11 @@ enum class ParticipantPhase : std::uint8_t { idle, prepare, compete };
 
 /// Which algorithm runs. `paper` is Algorithms 1-3 exactly as printed, kept as the reference with
 /// its defects (docs/errata.md); `repaired` applies the smallest repairs that the exhaustive
-/// checker proves sufficient, and is the default.
-enum class Variant : std::uint8_t { paper, repaired };
+/// checker proves sufficient, and is the default. `fast` is `repaired` plus two changes for locks
+/// under contention (docs/performance.md, "The fast variant"): F1, a participant whose lock is
+/// set defers its trial until the lock is released instead of failing every candidate; F2, a tie
+/// for the highest priority is broken at random by the participant instead of failing everyone.
+enum class Variant : std::uint8_t { paper, repaired, fast };
 inline constexpr Variant default_variant = Variant::repaired;
 
 /// Every action of Algorithms 1-3. InitLock and InitUnlock run when the application calls
@@ -204,7 +207,10 @@ template <class Word>
                                             (variant != Variant::paper && s.state == InitiatorState::win)) |
                   bit(Action::check_done, s.state == InitiatorState::win && all_replied) |        // A2.30
                   bit(Action::check_unlocked, s.state == InitiatorState::unlock && all_replied);  // A3.12
-  if (s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size())         // A2.5
+  // A2.5; FAST F1: and lock = bottom. A locked participant would answer win(false) to every
+  // candidate (A2.9), so the trial could only fail; it waits for ReceiveRelease (A3.8) instead.
+  if (s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size() &&
+      (variant != Variant::fast || s.lock_port == no_port))
     bits |= bit(Action::check_priorities, true);
   if (s.state == InitiatorState::compete && s.win_outcomes.size() == s.lock_set.size())  // A2.14
     bits |= bit(Action::check_win, true);
@@ -234,7 +240,8 @@ template <class Word>
 [[nodiscard]] unsigned layout_state_bits(unsigned register_bits);
 
 /// Uniform draw in [0, bound) supplied by the host. Type-erased so the core stays a compiled
-/// library; called at most once per activation (CheckStart, CheckWin).
+/// library; called at most once per activation (CheckStart, CheckWin, and in the fast variant
+/// CheckPriorities on a tie), always with bound K.
 class PriorityDraw {
  public:
   using Fn = unsigned (*)(void* context, unsigned bound);
@@ -346,7 +353,7 @@ class Protocol {
   void check_start(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;      // A1.15
   void clean_up_action(State& s, const Context<Word>& ctx, Out& out) const;                     // A1.20
   void receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;  // A2.1
-  void check_priorities(State& s, const Context<Word>& ctx, Out& out) const;                    // A2.5
+  void check_priorities(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;  // A2.5
   void receive_win(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;      // A2.11
   void check_win(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;        // A2.14
   void receive_set_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;            // A2.23
@@ -377,7 +384,7 @@ enum class Mutant : std::uint8_t {
   none,
   skip_cleanup_in_receive_prepare,  ///< ReceivePrepare forgets its CleanUp() call (A1.7)
   priorities_not_reset,             ///< CheckPriorities keeps P (A2.10 dropped)
-  win_true_to_ties,                 ///< a tie for the highest priority sends win(true) to every tied candidate
+  win_true_to_ties,                 ///< a tie for the highest priority sends win(true) to every tied candidate (fast: F2 skipped)
   held_never_released,              ///< CleanUp never promotes H to applicants (A1.28-A1.29 dropped)
   lost_ack_counted,                 ///< CleanUp counts a disconnected port as replied instead of dropping it
   win_ignores_lock,                 ///< CheckPriorities ignores lock != bottom (A2.7)
@@ -390,8 +397,9 @@ enum class Mutant : std::uint8_t {
   without_r3,                       ///< the repaired variant without repair R3
   r2_alt_wait_for_applicants,       ///< instead of R2: CheckPriorities also waits for A = empty (errata E2)
   r2_alt_winner_leaves_candidates,  ///< instead of R2: win(true) removes the winner from C (errata E2)
+  f1_defers_while_held,             ///< fast: CheckPriorities also waits while arrivals are on hold (H nonempty)
 };
-inline constexpr unsigned mutant_count = 16;
+inline constexpr unsigned mutant_count = 17;
 /// The active mutant (one per process; the mutant tests run them one after the other).
 extern Mutant active_mutant;
 [[nodiscard]] std::string_view to_string(Mutant m);

@@ -2,7 +2,7 @@
 // executed on a Network, answering with output lines. Every error (unknown command, bad node or
 // port, no network yet) is an output line starting with "error:", never an exception.
 //
-//   net nodes=N delta=D k=K variant=paper|repaired   a fresh network (defaults 2, 2, 4, repaired)
+//   net nodes=N delta=D k=K variant=paper|repaired|fast   a fresh network (defaults 2, 2, 4, repaired)
 //   connect U:P V:Q        add the edge between port P of U and port Q of V
 //   cut U:P                remove the edge at port P of U (messages on it are lost)
 //   lock U / unlock U      the application calls Lock / Unlock at U
