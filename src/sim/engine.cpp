@@ -88,6 +88,8 @@ class EngineImpl final : public Engine {
     }
     dynamics_.initial_edges_done();
     work_.start(now_);
+    metrics_.two_packing = greedy_two_packing(net_, work_, n_);
+    for (NodeId u = 0; u < n_; ++u) metrics_.participants += work_.participating(u);
     if (async_) scheduler_.start_async(n_);
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
   }
@@ -412,12 +414,14 @@ class EngineImpl final : public Engine {
     metrics_.latency_messages.add(a.messages);
     metrics_.trials_sum += a.trials, metrics_.trials_max = std::max<unsigned>(metrics_.trials_max, a.trials);
     monitors_.completed(u, a.timer, horizon_);
+    metrics_.occupancy_ticks -= now_, ++metrics_.locks_open;
     monitors_.lock_done(u, locked);
     if (trace_.enabled()) trace_.lock_done(u, locked, paper_lock_set(u));
     log({now_, EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
     work_.locked(u, now_);
   }
   void unlock_done(NodeId u) {
+    if (metrics_.locks_open > 0) metrics_.occupancy_ticks += now_, --metrics_.locks_open;
     if (trace_.enabled()) trace_.unlock_done(u);
     log({now_, EvKind::done, 1, 0, 0, u, 0});
     work_.unlocked(u, now_);

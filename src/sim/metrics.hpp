@@ -70,6 +70,12 @@ struct Metrics {
   std::uint64_t locks_requested = 0, locks_completed = 0, locks_in_interval = 0;
   std::uint64_t locked_now = 0, mean_locked_sum = 0, trials_sum = 0;
   unsigned trials_max = 0, max_in_transit = 0;
+  /// Occupancy of lock sets (src/sim/bound.hpp): the sum over locks of the ticks from CheckDone
+  /// to CheckUnlocked, kept as (sum of unlock ticks) - (sum of lock ticks); locks still held at
+  /// the end count up to the end.
+  std::int64_t occupancy_ticks = 0;
+  std::uint64_t locks_open = 0;
+  std::uint64_t two_packing = 0, participants = 0;
   std::array<std::uint64_t, core::message_kind_count> sent_by_kind{};
   Histogram latency_rounds, latency_actions, latency_messages;
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "big_array.hpp"
+#include "bound.hpp"
 #include "lmx/core/protocol.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "lmx/trace/trace.hpp"
@@ -86,6 +87,14 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
                         {"state", std::string(core::to_string(r.state[u].state))}});
   }
   const double rounds = double(r.rounds);
+  ThroughputBound bound;
+  bound.packing = r.metrics.two_packing, bound.participants = r.metrics.participants;
+  bound.idle_rounds = r.work.automatic() ? r.scenario.workload.idle : 0.0;
+  if (locks > 0)
+    bound.occupancy_rounds =
+        double(r.metrics.occupancy_ticks + std::int64_t(r.metrics.locks_open) * std::int64_t(r.now)) /
+        (double(r.ticks_per_round) * locks);
+  const double limit = bound.locks_per_round();
   json result = {
       {"schema", 1},
       {"scenario", r.scenario.to_json()},
@@ -123,6 +132,13 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
       {"messages_per_lock_by_kind", by_kind},
       {"locks_per_round", rounds ? locks / rounds : 0.0},
       {"mean_locked", rounds ? double(r.metrics.mean_locked_sum) / rounds : 0.0},
+      {"throughput_bound",
+       {{"two_packing", bound.packing},
+        {"participants", bound.participants},
+        {"occupancy_rounds", locks ? json(bound.occupancy_rounds) : json(nullptr)},
+        {"idle_rounds", bound.idle_rounds},
+        {"locks_per_round", limit > 0 ? json(limit) : json(nullptr)}}},
+      {"throughput_over_bound", limit > 0 && rounds > 0 ? json(locks / rounds / limit) : json(nullptr)},
       {"jain_fairness", per_node.empty() || sxx == 0 ? json(nullptr) : json(jain)},
       {"max_in_transit_per_edge", r.monitors.max_in_transit()},
       {"bits_per_node", {{"layout", layout_bits}, {"paper", paper_bits}}},

@@ -16,7 +16,7 @@ using nlohmann::json;
 namespace {
 
 // The figure columns: name, JSON pointer into the run summary (docs/run-format.md), kind, label.
-constexpr std::array<Figure, 31> figure_table{{
+constexpr std::array<Figure, 37> figure_table{{
     {"locks_completed", "/locks_completed", Kind::integer, "Locks completed"},
     {"locks_requested", "/locks_requested", Kind::integer, "Locks requested"},
     {"locks_pending", "/locks_pending", Kind::integer, "Locks pending at the end"},
@@ -26,6 +26,12 @@ constexpr std::array<Figure, 31> figure_table{{
     {"latency_p99", "/latency_rounds/p99", Kind::real, "Lock latency p99 (rounds)"},
     {"latency_max", "/latency_rounds/max", Kind::real, "Lock latency max (rounds)"},
     {"latency_mean", "/latency_rounds/mean", Kind::real, "Lock latency mean (rounds)"},
+    {"pending_p50", "/latency_rounds_with_pending/p50", Kind::real, "Latency p50, pending at their age (rounds)"},
+    {"pending_p99", "/latency_rounds_with_pending/p99", Kind::real, "Latency p99, pending at their age (rounds)"},
+    {"pending_max", "/latency_rounds_with_pending/max", Kind::real, "Latency max, pending at their age (rounds)"},
+    {"throughput_over_bound", "/throughput_over_bound", Kind::real, "Locks per round / throughput limit"},
+    {"bound_locks_per_round", "/throughput_bound/locks_per_round", Kind::real, "Throughput limit (locks per round)"},
+    {"occupancy_rounds", "/throughput_bound/occupancy_rounds", Kind::real, "Rounds a lock set is occupied"},
     {"messages_per_lock", "/messages_per_lock", Kind::real, "Messages per Lock"},
     {"trials_mean", "/trials_per_lock/mean", Kind::real, "Competition trials per Lock (mean)"},
     {"trials_max", "/trials_per_lock/max", Kind::integer, "Competition trials per Lock (max)"},

@@ -138,8 +138,9 @@ TEST(Check, MaxSecondsStopsARunAsIncomplete) {
 // simulation (same actions and trace hash) without deferring a single write.
 TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   // More nodes than one block of the scan (2^14), or nothing is deferred.
-  const auto deferred = run_lmx("bench --nodes 40000 --rounds 4 --json");
-  const auto immediate = run_lmx("bench --nodes 40000 --rounds 4 --json --immediate-writes");
+  const auto deferred = run_lmx("bench --nodes 40000 --rounds 4 --json --lock-nodes 200 --lock-rounds 400");
+  const auto immediate =
+      run_lmx("bench --nodes 40000 --rounds 4 --json --immediate-writes --lock-nodes 200 --lock-rounds 400");
   ASSERT_EQ(deferred.exit_code, 0) << deferred.out;
   ASSERT_EQ(immediate.exit_code, 0) << immediate.out;
   const auto d = nlohmann::json::parse(deferred.out), i = nlohmann::json::parse(immediate.out);
@@ -156,6 +157,22 @@ TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   EXPECT_GT(d["deferred_writes"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(i["deferred_writes"], 0);
   EXPECT_LE(d["bytes_per_node"].get<double>(), 200.0);
+  // The lock workload measures locks, once per variant, and its locks complete.
+  const auto& locks = d["lock_workload"];
+  EXPECT_EQ(locks["nodes"], 200);
+  ASSERT_EQ(locks["runs"].size(), 2u);
+  EXPECT_EQ(locks["runs"][0]["variant"], "repaired");
+  EXPECT_EQ(locks["runs"][1]["variant"], "fast");
+  for (const auto& run : locks["runs"]) {
+    EXPECT_GT(run["locks_completed"].get<std::uint64_t>(), 0u) << run.dump();
+    EXPECT_GT(run["locks_per_second"].get<double>(), 0.0) << run.dump();
+    EXPECT_GT(run["throughput_over_bound"].get<double>(), 0.0) << run.dump();
+    EXPECT_LE(run["throughput_over_bound"].get<double>(), 1.0) << run.dump();
+    EXPECT_EQ(run["properties"]["P1"], "pass") << run.dump();
+  }
+  const auto bad = run_lmx("bench --nodes 100 --rounds 2 --lock-nodes 1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--lock-nodes must be a whole number in 2..1000000"), std::string::npos) << bad.out;
 }
 
 // --progress-every writes whole progress lines, terminal or not: one per phase at least.

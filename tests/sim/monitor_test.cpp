@@ -18,6 +18,7 @@ Scenario manual(std::vector<std::pair<NodeId, NodeId>> edges, NodeId nodes, std:
   s.name = "manual";
   s.nodes = nodes;
   s.delta = 4;
+  s.k = 4, s.variant = lmx::core::Variant::repaired;  // what these tests were written against
   s.engine = lmx::sim::EngineKind::semi_sync;
   s.activation.kind = lmx::sim::ActivationKind::synchronous;
   s.topology.kind = lmx::sim::TopologyKind::edges;

@@ -359,13 +359,13 @@ TEST(SweepCli, DryRunValidatesAndCountsOnly) {
 TEST(SweepExamples, EveryStudyFileIsValidAndTheSmokeSweepRuns) {
   Scratch dir;
   const std::filesystem::path examples = LMX_EXAMPLES;
-  const std::map<std::string, std::string> files = {{"latency.toml", "400 points (40 grid points x 10 seeds)"},
-                                                    {"participation.toml", "40 points (4 grid points x 10 seeds)"},
-                                                    {"topology.toml", "30 points (3 grid points x 10 seeds)"},
-                                                    {"churn.toml", "20 points (2 grid points x 10 seeds)"},
-                                                    {"engine.toml", "20 points (2 grid points x 10 seeds)"},
-                                                    {"nodes.toml", "30 points (3 grid points x 10 seeds)"},
-                                                    {"variant.toml", "20 points (2 grid points x 10 seeds)"},
+  const std::map<std::string, std::string> files = {{"latency.toml", "800 points (80 grid points x 10 seeds)"},
+                                                    {"participation.toml", "80 points (8 grid points x 10 seeds)"},
+                                                    {"topology.toml", "60 points (6 grid points x 10 seeds)"},
+                                                    {"churn.toml", "40 points (4 grid points x 10 seeds)"},
+                                                    {"engine.toml", "40 points (4 grid points x 10 seeds)"},
+                                                    {"nodes.toml", "60 points (6 grid points x 10 seeds)"},
+                                                    {"variant.toml", "30 points (3 grid points x 10 seeds)"},
                                                     {"smoke.toml", "8 points (4 grid points x 2 seeds)"}};
   for (const auto& [file, plan] : files) {
     const auto r = lmx("sweep " + q(examples / file) + " --dry-run --db " + q(dir / (file + ".sqlite")));

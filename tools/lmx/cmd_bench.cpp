@@ -1,6 +1,8 @@
 // `lmx bench [--nodes N] [--rounds R] [--p P] [--seed S] [--json]`: the simulator's whole-run
 // benchmark (the performance goals): a random graph with Delta = 8, every node locking
-// continuously, the semi-synchronous random adversary. Reports speed, memory per node and peak RSS.
+// continuously, the semi-synchronous random adversary. Reports speed, memory per node and peak RSS;
+// then a lock workload where locks complete (lock_workload), once per variant: locks per round, per
+// second and against the throughput limit.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -85,9 +87,39 @@ double core_actions_per_second() {
   return double(actions) / secs;
 }
 
+/// The lock workload (docs/performance.md, "lmx bench"): the latency study's middle point, where
+/// locks complete under contention: n nodes on a random 8-regular graph, K = 32, every node locking
+/// continuously (idle 4, hold 2), the asynchronous engine, for `rounds` rounds; one run per variant.
+json lock_workload(lmx::core::Variant variant, std::uint32_t nodes, std::uint64_t rounds, std::uint64_t seed) {
+  lmx::sim::Scenario s;
+  s.name = "bench-locks", s.nodes = nodes, s.delta = 8, s.k = 32, s.variant = variant, s.seed = seed;
+  s.engine = lmx::sim::EngineKind::async, s.rounds = rounds, s.topology.kind = lmx::sim::TopologyKind::regular;
+  s.workload.idle = 4, s.workload.hold = 2;
+  try {
+    s = lmx::sim::scenario_from_json(s.to_json());
+  } catch (const lmx::sim::ScenarioError& e) {
+    throw lmx::cli::Failure(e.what());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const json r = lmx::sim::run(s, lmx::sim::RunOptions{});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto locks = r["locks_completed"].get<std::uint64_t>();
+  return {{"variant", std::string(lmx::core::to_string(variant))},
+          {"locks_completed", locks},
+          {"locks_per_round", r["locks_per_round"]},
+          {"locks_per_second", wall > 0 ? double(locks) / wall : 0.0},
+          {"throughput_over_bound", r["throughput_over_bound"]},
+          {"messages_per_lock", r["messages_per_lock"]},
+          {"latency_p50_with_pending", r["latency_rounds_with_pending"]["p50"]},
+          {"actions_per_second", wall > 0 ? r["actions"].get<double>() / wall : 0.0},
+          {"properties", r["properties"]},
+          {"run_seconds", wall}};
+}
+
 const lmx::cli::Register bench_command{
     {"bench", 14, [](CLI::App& app, int&) {
        static std::string nodes_text = "1000000", rounds_text = "20", p_text = "0.5", seed_text = "1";
+       static std::string lock_nodes_text = "1000", lock_rounds_text = "2000";
        static bool as_json = false;
        static bool immediate = false;
        auto* cmd =
@@ -96,6 +128,9 @@ const lmx::cli::Register bench_command{
        cmd->add_option("--rounds", rounds_text, "Semi-synchronous rounds, 1..4000000 (default 20)");
        cmd->add_option("--p", p_text, "Activation probability per round, 0.000001..1 (default 0.5)");
        cmd->add_option("--seed", seed_text, "Seed of every random choice, 0..18446744073709551615 (default 1)");
+       cmd->add_option("--lock-nodes", lock_nodes_text,
+                       "Nodes of the lock workload (Delta = 8, K = 32, async, idle 4, hold 2), 2..1000000 (default 1000)");
+       cmd->add_option("--lock-rounds", lock_rounds_text, "Rounds of the lock workload, 1..1000000 (default 2000)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->add_flag("--immediate-writes", immediate,
                      "Write each message into the receiver's channel at the send (no deferred writes; same run, "
@@ -105,6 +140,8 @@ const lmx::cli::Register bench_command{
          const auto nodes = static_cast<std::uint32_t>(whole_number(nodes_text, "--nodes", 1, 100'000'000));
          const std::uint64_t rounds = whole_number(rounds_text, "--rounds", 1, 4'000'000);
          const double p = real_number(p_text, "--p", 1e-6, 1.0, "0.000001..1");
+         const auto lock_nodes = static_cast<std::uint32_t>(whole_number(lock_nodes_text, "--lock-nodes", 2, 1'000'000));
+         const std::uint64_t lock_rounds = whole_number(lock_rounds_text, "--lock-rounds", 1, 1'000'000);
          lmx::sim::Scenario s;
          try {
            s.seed = lmx::sim::parse_seed(seed_text, "--seed");
@@ -142,6 +179,10 @@ const lmx::cli::Register bench_command{
                       wall = std::chrono::duration<double>(t2 - t1).count();
          const auto actions = r["actions"].get<std::uint64_t>();
          const double steady_rate = steady_wall > 0 ? double(steady_actions) / steady_wall : 0.0;
+         // Both variants on the lock workload, one after the other in this process.
+         json lock_runs = json::array();
+         for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast})
+           lock_runs.push_back(lock_workload(variant, lock_nodes, lock_rounds, s.seed));
          const json out = {{"nodes", nodes},
                            {"seed", s.seed},
                            {"rounds", r["rounds"]},
@@ -159,7 +200,12 @@ const lmx::cli::Register bench_command{
                            {"setup_seconds", setup},
                            {"run_seconds", wall},
                            {"deferred_writes", engine->deferred_writes()},
-                           {"trace_hash", r["trace_hash"]}};
+                           {"trace_hash", r["trace_hash"]},
+                           {"lock_workload",
+                            {{"nodes", lock_nodes},
+                             {"rounds", lock_rounds},
+                             {"scenario", "random 8-regular graph, K = 32, async engine, every node locking (idle 4, hold 2)"},
+                             {"runs", lock_runs}}}};
          if (as_json) {
            std::cout << out.dump() << "\n";
            return;
@@ -170,6 +216,20 @@ const lmx::cli::Register bench_command{
          fmt::print("  from round {} on: {:.3g} actions/s\n", steady_from, steady_rate);
          fmt::print("  {:.0f} bytes per node (simulator state), peak RSS {:.1f} MiB, setup {:.2f} s\n",
                     r["bytes_per_node"].get<double>(), double(peak_rss_bytes()) / (1 << 20), setup);
+         const auto bench_locks = r["locks_completed"].get<std::uint64_t>();
+         fmt::print("  locks completed: {}{}\n", bench_locks,
+                    bench_locks ? "" : " (too few rounds for a lock to complete: see the lock workload)");
+         fmt::print("lock workload: {} nodes, random graph Delta=8, K=32, async, every node locking, {} rounds\n",
+                    lock_nodes, lock_rounds);
+         for (const auto& run : lock_runs) {
+           const auto ratio = run["throughput_over_bound"];
+           fmt::print("  {:<8} {:>7} locks, {:.3f} per round, {:.3g} per second, {:.2f} of the limit, {:.0f} messages "
+                      "per lock\n",
+                      run["variant"].get<std::string>(), run["locks_completed"].get<std::uint64_t>(),
+                      run["locks_per_round"].get<double>(), run["locks_per_second"].get<double>(),
+                      ratio.is_number() ? ratio.get<double>() : 0.0,
+                      run["messages_per_lock"].is_number() ? run["messages_per_lock"].get<double>() : 0.0);
+         }
        });
      }}};
 }  // namespace

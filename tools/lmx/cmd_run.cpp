@@ -143,7 +143,7 @@ const lmx::cli::Register run_command{
        cmd->add_option("scenario", a.scenario_file, "Scenario file (TOML, docs/scenarios.md)");
        cmd->add_option("--set", a.sets, "Override a scenario key, e.g. --set topology.kind=ring (repeatable)");
        auto* seed_opt = cmd->add_option("--seed", seed, "Seed of every random choice");
-       cmd->add_option("--variant", a.variant, "Algorithm variant: repaired (default), paper or fast");
+       cmd->add_option("--variant", a.variant, "Algorithm variant: fast (default), repaired or paper");
        cmd->add_option("--trace", a.trace, "Write the lmx-trace/1 JSON Lines trace to FILE");
        cmd->add_flag("--json", a.json, "Print one JSON object (docs/run-format.md)");
        cmd->add_option("--report", a.report, "Also write a self-contained HTML report (as lmx report) to FILE");

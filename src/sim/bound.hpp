@@ -1,0 +1,57 @@
+// The throughput limit a run is compared with (docs/performance.md, "The throughput limit").
+//
+// Locked sets are disjoint: a node's lock pointer names one locker, and a lock set is the locker's
+// closed neighbourhood. So the lockers whose sets are occupied at one moment form a 2-packing of
+// the graph (closed neighbourhoods pairwise disjoint; lockers pairwise at distance >= 3), and by
+// Little's law the locks completed per round are at most (lock sets occupied at once) / (rounds
+// one lock occupies its set). Each node also locks at most once per idle time plus occupancy.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "network.hpp"
+#include "workload.hpp"
+
+namespace lmx::sim {
+
+/// A maximal 2-packing of the closed neighbourhoods of the participating nodes, chosen greedily
+/// in order of increasing degree (ties by node number): the size of a set of lock sets that can
+/// all be held at once. A maximal packing, not a maximum one (that is NP-hard); on random regular
+/// graphs the greedy one is the usual estimate.
+template <class Word>
+std::uint64_t greedy_two_packing(const Network<Word>& net, const Workload& work, NodeId n) {
+  std::vector<NodeId> order;
+  order.reserve(n);
+  for (NodeId u = 0; u < n; ++u)
+    if (work.participating(u)) order.push_back(u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](NodeId a, NodeId b) { return net.neighbours(a).size() < net.neighbours(b).size(); });
+  std::vector<bool> blocked(n, false);  // within distance 2 of a chosen node
+  std::uint64_t chosen = 0;
+  for (NodeId u : order) {
+    if (blocked[u]) continue;
+    ++chosen;
+    blocked[u] = true;
+    for (auto p : net.neighbours(u)) {
+      const NodeId v = net.peer(u, p);
+      blocked[v] = true;
+      for (auto q : net.neighbours(v)) blocked[net.peer(v, q)] = true;
+    }
+  }
+  return chosen;
+}
+
+/// The limit on locks per round: min(packing / occupancy, participants / (idle + occupancy)),
+/// with the occupancy measured in the run (rounds from CheckDone to CheckUnlocked, per lock).
+struct ThroughputBound {
+  std::uint64_t packing = 0, participants = 0;
+  double occupancy_rounds = 0, idle_rounds = 0;
+  [[nodiscard]] double locks_per_round() const {
+    if (occupancy_rounds <= 0) return 0;
+    return std::min(double(packing) / occupancy_rounds, double(participants) / (idle_rounds + occupancy_rounds));
+  }
+};
+
+}  // namespace lmx::sim
