@@ -24,6 +24,7 @@ compare() {
   local name=$1 variant=$2 nodes=$3 edges=$4 delta=$5 k=$6 locks=$7 changes=$8 props=$9
   local defs=(-DNN="$nodes" -DDELTA="$delta" -DK="$k" -DLOCKS="$locks" -DCHANGES="$changes")
   [ "$variant" = repaired ] && defs+=(-DREPAIRED)
+  [ "$variant" = fast ] && defs+=(-DREPAIRED -DFAST)
   local e
   for e in ${edges//,/ }; do defs+=(-DE${e/-/}); done
   case $props in
@@ -95,6 +96,11 @@ queue   3n-edge-static                     paper    3 0-1    1 2 1 0 all
 queue   3n-edge-static                     repaired 3 0-1    1 2 1 0 all
 queue   3n-edge-1change                    paper    3 0-1    1 2 1 1 win-deadlock
 queue   3n-edge-1change                    repaired 3 0-1    1 2 1 1 all
+queue   2n-edge-static                     fast     2 0-1    1 2 1 0 all
+queue   2n-edge-1change                    fast     2 0-1    1 2 1 1 all
+queue   2n-edge-d2-k3-2changes             fast     2 0-1    2 3 1 2 all
+queue   3n-edge-static                     fast     3 0-1    1 2 1 0 all
+queue   3n-edge-1change                    fast     3 0-1    1 2 1 1 all
 
 wait
 passed=0 failed=0

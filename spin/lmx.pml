@@ -11,6 +11,8 @@
  *   CHANGES   topology moves (cut / connect) in total      (default 0)
  *   E01 E02 E12   initial edges (each takes the lowest free port at both ends)
  *   REPAIRED  the repaired variant (repairs R1, R2 and R3); without it, the paper as printed
+ *   FAST      with REPAIRED: the fast variant (F1: CheckPriorities waits for lock = bottom; F2: a tie
+ *             for the highest priority goes to one of the tied ports, any of them: the draw's support)
  *   STUCK_ONLY  report only deadlocks with a request pending in this initiator state (e.g. 3 = WIN)
  *   NO_DEADLOCK check only the safety properties P1 and P4
  *
@@ -201,6 +203,23 @@ inline check_priorities(u) {
      fi; zi++
   :: else -> break
   od;
+#ifdef FAST
+  /* F2: one of the tied ports wins; each is a choice of the model (pl: the one taken) */
+  if
+  :: nbest > 1 ->
+     zi = 0;
+     do
+     :: zi < PORTS && HAS(Pp[u], zi) && pr[IX(u, zi)] == zbest ->
+        if
+        :: pl = zi; break
+        :: nbest > 1 -> nbest--; zi++  /* passed over: another tied port remains */
+        fi
+     :: zi < PORTS && !(HAS(Pp[u], zi) && pr[IX(u, zi)] == zbest) -> zi++
+     od;
+     nbest = 1
+  :: else -> skip
+  fi;
+#endif
   if
   :: lk[u] == NONE && nbest == 1 ->
      send1(u, pl, MWINT); sendset(u, C[u] & ~BIT(pl), MWINF)
@@ -249,7 +268,11 @@ inline check_unlocked(u) { snap(u); cleanup(u); st[u] = IDLE; R[u] = 0; pers[u] 
 #endif
 #define G_START(u)    (st[u] == PREPARE && R[u] == L[u])
 #define G_CLEAN(u)    (CLEANUP_GUARD(u) && CLEANUP_CHANGES(u))   /* a CleanUp changing nothing is a self-loop */
+#ifdef FAST
+#define G_PRIO(u)     (ph[u] == COMPETE && BITS(C[u]) == BITS(Pp[u]) && lk[u] == NONE)  /* F1 */
+#else
 #define G_PRIO(u)     (ph[u] == COMPETE && BITS(C[u]) == BITS(Pp[u]))
+#endif
 #define G_WIN(u)      (st[u] == COMPETE && BITS(Wt[u]) + BITS(Wf[u]) == BITS(L[u]))
 #define G_DONE(u)     (st[u] == WIN && R[u] == L[u])
 #define G_UNLOCKED(u) (st[u] == UNLOCK && R[u] == L[u])

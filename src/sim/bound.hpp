@@ -17,20 +17,24 @@
 namespace lmx::sim {
 
 /// A maximal 2-packing of the closed neighbourhoods of the participating nodes, chosen greedily
-/// in order of increasing degree (ties by node number): the size of a set of lock sets that can
-/// all be held at once. A maximal packing, not a maximum one (that is NP-hard); on random regular
-/// graphs the greedy one is the usual estimate.
+/// in order of increasing 2-hop reach (the nodes a choice excludes: degrees of the neighbours
+/// summed, plus the degree; ties by node number): the size of a set of lock sets that can all be
+/// held at once. A maximal packing, not a maximum one (that is NP-hard): an estimate, which a run
+/// may exceed (docs/performance.md).
 template <class Word>
 std::uint64_t greedy_two_packing(const Network<Word>& net, const Workload& work, NodeId n) {
-  std::vector<NodeId> order;
+  std::vector<std::pair<std::uint32_t, NodeId>> order;  // (reach, node)
   order.reserve(n);
-  for (NodeId u = 0; u < n; ++u)
-    if (work.participating(u)) order.push_back(u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](NodeId a, NodeId b) { return net.neighbours(a).size() < net.neighbours(b).size(); });
+  for (NodeId u = 0; u < n; ++u) {
+    if (!work.participating(u)) continue;
+    std::uint32_t reach = net.neighbours(u).size();
+    for (auto p : net.neighbours(u)) reach += net.neighbours(net.peer(u, p)).size();
+    order.emplace_back(reach, u);
+  }
+  std::sort(order.begin(), order.end());
   std::vector<bool> blocked(n, false);  // within distance 2 of a chosen node
   std::uint64_t chosen = 0;
-  for (NodeId u : order) {
+  for (const auto& [reach, u] : order) {
     if (blocked[u]) continue;
     ++chosen;
     blocked[u] = true;

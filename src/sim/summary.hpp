@@ -94,7 +94,11 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
     bound.occupancy_rounds =
         double(r.metrics.occupancy_ticks + std::int64_t(r.metrics.locks_open) * std::int64_t(r.now)) /
         (double(r.ticks_per_round) * locks);
-  const double limit = bound.locks_per_round();
+  // The packing is the initial graph's: a graph that changes during the run (mobility, dynamics)
+  // has no limit here.
+  const bool static_graph =
+      r.scenario.topology.kind != TopologyKind::mobility && r.scenario.dynamics.kind == DynamicsKind::static_graph;
+  const double limit = static_graph ? bound.locks_per_round() : 0.0;
   json result = {
       {"schema", 1},
       {"scenario", r.scenario.to_json()},
@@ -137,6 +141,7 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
         {"participants", bound.participants},
         {"occupancy_rounds", locks ? json(bound.occupancy_rounds) : json(nullptr)},
         {"idle_rounds", bound.idle_rounds},
+        {"static_graph", static_graph},
         {"locks_per_round", limit > 0 ? json(limit) : json(nullptr)}}},
       {"throughput_over_bound", limit > 0 && rounds > 0 ? json(locks / rounds / limit) : json(nullptr)},
       {"jain_fairness", per_node.empty() || sxx == 0 ? json(nullptr) : json(jain)},

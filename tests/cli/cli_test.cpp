@@ -24,7 +24,9 @@ TEST(Info, JsonHasTheDocumentedKeys) {
   const auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"version", "variants", "k_range", "delta_range", "message_bits", "register_widths"})
     EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_EQ(j["variants"], (nlohmann::json{"paper", "repaired"}));
+  EXPECT_EQ(j["variants"], (nlohmann::json{"paper", "repaired", "fast"}));
+  EXPECT_EQ(j["default_variant"], "repaired");
+  EXPECT_EQ(j["default_scenario_variant"], "fast");
   EXPECT_EQ(j["message_bits"], 8);  // P6: one byte per message
   ASSERT_FALSE(j["register_widths"].empty());
   for (const auto& w : j["register_widths"])

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "lmx/sim/scenario.hpp"
 #include "lmx/core/protocol.hpp"
 
 namespace {
@@ -24,8 +25,10 @@ nlohmann::json width_entry() {
 
 nlohmann::json info() {
   return {{"version", std::string(version)},
-          {"variants", {"paper", "repaired"}},
+          {"variants", {"paper", "repaired", "fast"}},
           {"default_variant", std::string(to_string(default_variant))},
+          {"default_scenario_variant", std::string(to_string(lmx::sim::Scenario{}.variant))},
+          {"default_scenario_k", lmx::sim::Scenario{}.k},
           {"k_range", {k_min, k_max}},
           {"delta_range", {1, Protocol<std::uint64_t>::max_delta}},
           {"message_bits", message_bits},
@@ -47,7 +50,11 @@ const lmx::cli::Register info_command{
            return;
          }
          fmt::print("lmx {} - local mutual exclusion (Daymude, Richa, Scheideler, SAND 2022)\n", version);
-         fmt::print("variants: paper (Algorithms 1-3 as printed), repaired (default)\n");
+         fmt::print(
+             "variants: paper (Algorithms 1-3 as printed), repaired (the checker's default), fast (repaired with F1, "
+             "F2; the simulator's default, K = {})\n",
+             lmx::sim::Scenario{}.k);
+         fmt::print("fast: the same state and messages as repaired (no new variable; priorities < K <= 32 in 5 bits)\n");
          fmt::print("K (priority values): {}..{}; messages: {} kinds, {} bits each\n", k_min, k_max, message_kind_count,
                     message_bits);
          fmt::print("{:>14} {:>9} {:>17} {:>22}\n", "register bits", "Delta max", "node state bytes",
