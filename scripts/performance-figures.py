@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Tables and plots of docs/performance.md from the result stores of the latency study.
 
-    scripts/performance-figures.py [--stores DIR] [--img DIR]
+    scripts/performance-figures.py [--stores DIR] [--img DIR] [--doc FILE]
 
 Reads the SQLite stores that `lmx sweep examples/sweeps/NAME.toml` writes beside the sweep files
-(latency.sqlite, participation.sqlite, ...), prints the Markdown tables on stdout and writes the
-plots as SVG into --img (default docs/img). Standard library only. A store that is missing is
-skipped with a note; a store that is not one of lmx sweep's is an error.
+(latency.sqlite, participation.sqlite, ...), prints the Markdown tables on stdout (or, with --doc,
+writes them into FILE between the lines "<!-- tables: begin -->" and "<!-- tables: end -->") and
+writes the plots as SVG into --img (default docs/img). Standard library only. A store that is
+missing is skipped with a note; a store that is not one of lmx sweep's is an error.
 """
 import argparse
 import math
@@ -127,17 +128,21 @@ def table_main(rows):
 
 
 def table_factor(rows, key, label):
+    """One factor around the middle point: a line per setting and variant."""
     by = group(rows, [key, "variant"])
     settings = sorted({k[0] for k in by}, key=lambda x: (isinstance(x, str), x))
     variants = [v for v in ("paper", "repaired", "fast") if any(k[1] == v for k in by)]
-    lines = [f"| {label} | variant | seeds | locks/round | p50 | p99 | msgs/lock | trials/lock | /limit |", "|" + "---|" * 9]
+    first = [label] if key != "variant" else []
+    lines = ["| " + " | ".join(first + ["variant", "seeds", "locks/round", "p50", "p99", "msgs/lock", "trials/lock",
+                                         "/limit"]) + " |",
+             "|" + "---|" * (len(first) + 8)]
     for x in settings:
         for v in variants:
             runs = by.get((x, v), [])
             if not runs:
                 continue
             m, s = mean_sd(values(runs, "locks_per_round"))
-            cells = [str(x), v, str(len(runs)), f"{fmt(m)} ± {fmt(s, 2)}"]
+            cells = ([str(x)] if key != "variant" else []) + [v, str(len(runs)), f"{fmt(m)} ± {fmt(s, 2)}"]
             for fig in ("pending_p50", "pending_p99", "messages_per_lock", "trials_mean", "throughput_over_bound"):
                 cells.append(fmt(mean_sd(values(runs, fig))[0]))
             lines.append("| " + " | ".join(cells) + " |")
@@ -226,6 +231,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stores", default="examples/sweeps", help="directory of the result stores")
     ap.add_argument("--img", default="docs/img", help="directory for the SVG plots")
+    ap.add_argument("--doc", help="a Markdown file whose marked region receives the tables")
     a = ap.parse_args()
     stores, img = Path(a.stores), Path(a.img)
     if not img.is_dir():
@@ -234,20 +240,37 @@ def main():
     if not main_store.is_file():
         fail(f"{main_store}: no such store (run: lmx sweep examples/sweeps/latency.toml)")
     rows = load(main_store, "latency", ["delta", "k", "variant"])
-    print("## The main grid\n")
-    print(table_main(rows))
+    parts = ["### The main grid: Δ × K, both variants\n", table_main(rows)]
     plots(rows, img)
     for name, key, label in (("participation", "workload.participation", "participation"),
                              ("topology", "topology.kind", "topology"), ("churn", "dynamics.kind", "dynamics"),
                              ("engine", "engine", "engine"), ("nodes", "nodes", "n"), ("variant", "variant", "variant")):
         path = stores / f"{name}.sqlite"
         if not path.is_file():
-            print(f"\n(no store {path}: `lmx sweep examples/sweeps/{name}.toml` has not run)")
+            parts.append(f"\n(no store {path}: `lmx sweep examples/sweeps/{name}.toml` has not run)")
             continue
         keys = [key] if key == "variant" else [key, "variant"]
         factor_rows = load(path, name, keys)
-        print(f"\n## {label}\n")
-        print(table_factor(factor_rows, key, label))
+        parts += [f"\n### One factor: {label}\n", table_factor(factor_rows, key, label)]
+    text = "\n".join(parts) + "\n"
+    if not a.doc:
+        print(text, end="")
+        return
+    doc = Path(a.doc)
+    try:
+        old = doc.read_text()
+    except OSError as e:
+        fail(f"--doc {doc}: {e.strerror}")
+    begin, end = "<!-- tables: begin -->\n", "<!-- tables: end -->"
+    if old.count(begin) != 1 or old.count(end) != 1 or old.index(begin) > old.index(end):
+        fail(f"--doc {doc}: needs one line '<!-- tables: begin -->' before one line '<!-- tables: end -->'")
+    new = old[: old.index(begin) + len(begin)] + text + old[old.index(end):]
+    tmp = doc.with_name(doc.name + ".tmp")
+    try:
+        tmp.write_text(new)
+        tmp.replace(doc)
+    except OSError as e:
+        fail(f"--doc {doc}: cannot write: {e.strerror}")
 
 
 if __name__ == "__main__":

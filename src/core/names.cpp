@@ -49,7 +49,9 @@ std::string_view to_string(ParticipantPhase p) {
   constexpr std::array<std::string_view, 3> names = {"BOT", "PREPARE", "COMPETE"};
   return names[static_cast<unsigned>(p)];
 }
-std::string_view to_string(Variant v) { return v == Variant::paper ? "paper" : v == Variant::fast ? "fast" : "repaired"; }
+std::string_view to_string(Variant v) {
+  return v == Variant::paper ? "paper" : v == Variant::fast ? "fast" : "repaired";
+}
 bool parse_variant(std::string_view name, Variant& out) {
   if (name == "paper") return out = Variant::paper, true;
   if (name == "fast") return out = Variant::fast, true;

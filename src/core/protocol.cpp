@@ -115,7 +115,8 @@ ActionSet Protocol<Word>::enabled_guarded(const State& s) const {
   if (LMX_MUTANT(f1_defers_while_held) && config_.variant == Variant::fast && !s.on_hold.empty())
     set.erase(Action::check_priorities);
   // In the fast variant the lock is read by the guard (F1), so ignoring it means running the trial.
-  if (LMX_MUTANT(win_ignores_lock) && s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size())
+  if (LMX_MUTANT(win_ignores_lock) && s.phase == ParticipantPhase::compete &&
+      s.candidates.size() == s.priorities.size())
     set.insert(Action::check_priorities);
   if (LMX_MUTANT(check_done_early) && s.state == InitiatorState::win && s.replied.size() + 1 >= s.lock_set.size())
     set.insert(Action::check_done);

@@ -364,7 +364,7 @@ TEST(SweepExamples, EveryStudyFileIsValidAndTheSmokeSweepRuns) {
                                                     {"topology.toml", "60 points (6 grid points x 10 seeds)"},
                                                     {"churn.toml", "40 points (4 grid points x 10 seeds)"},
                                                     {"engine.toml", "40 points (4 grid points x 10 seeds)"},
-                                                    {"nodes.toml", "60 points (6 grid points x 10 seeds)"},
+                                                    {"nodes.toml", "18 points (6 grid points x 3 seeds)"},
                                                     {"variant.toml", "30 points (3 grid points x 10 seeds)"},
                                                     {"smoke.toml", "8 points (4 grid points x 2 seeds)"}};
   for (const auto& [file, plan] : files) {

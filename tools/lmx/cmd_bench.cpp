@@ -128,8 +128,9 @@ const lmx::cli::Register bench_command{
        cmd->add_option("--rounds", rounds_text, "Semi-synchronous rounds, 1..4000000 (default 20)");
        cmd->add_option("--p", p_text, "Activation probability per round, 0.000001..1 (default 0.5)");
        cmd->add_option("--seed", seed_text, "Seed of every random choice, 0..18446744073709551615 (default 1)");
-       cmd->add_option("--lock-nodes", lock_nodes_text,
-                       "Nodes of the lock workload (Delta = 8, K = 32, async, idle 4, hold 2), 2..1000000 (default 1000)");
+       cmd->add_option(
+           "--lock-nodes", lock_nodes_text,
+           "Nodes of the lock workload (Delta = 8, K = 32, async, idle 4, hold 2), 2..1000000 (default 1000)");
        cmd->add_option("--lock-rounds", lock_rounds_text, "Rounds of the lock workload, 1..1000000 (default 2000)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->add_flag("--immediate-writes", immediate,
@@ -140,7 +141,8 @@ const lmx::cli::Register bench_command{
          const auto nodes = static_cast<std::uint32_t>(whole_number(nodes_text, "--nodes", 1, 100'000'000));
          const std::uint64_t rounds = whole_number(rounds_text, "--rounds", 1, 4'000'000);
          const double p = real_number(p_text, "--p", 1e-6, 1.0, "0.000001..1");
-         const auto lock_nodes = static_cast<std::uint32_t>(whole_number(lock_nodes_text, "--lock-nodes", 2, 1'000'000));
+         const auto lock_nodes =
+             static_cast<std::uint32_t>(whole_number(lock_nodes_text, "--lock-nodes", 2, 1'000'000));
          const std::uint64_t lock_rounds = whole_number(lock_rounds_text, "--lock-rounds", 1, 1'000'000);
          lmx::sim::Scenario s;
          try {
@@ -183,29 +185,30 @@ const lmx::cli::Register bench_command{
          json lock_runs = json::array();
          for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast})
            lock_runs.push_back(lock_workload(variant, lock_nodes, lock_rounds, s.seed));
-         const json out = {{"nodes", nodes},
-                           {"seed", s.seed},
-                           {"rounds", r["rounds"]},
-                           {"actions", actions},
-                           {"actions_per_second", double(actions) / wall},
-                           {"steady_from_round", steady_from},
-                           {"steady_actions_per_second", steady_rate},
-                           {"core_only_actions_per_second", baseline},
-                           {"ratio_to_core_only", double(actions) / wall / baseline},
-                           {"locks_completed", r["locks_completed"]},
-                           {"stalled", r["stalled"]},
-                           {"violation_counts", r["violation_counts"]},
-                           {"bytes_per_node", r["bytes_per_node"]},
-                           {"peak_rss_bytes", peak_rss_bytes()},
-                           {"setup_seconds", setup},
-                           {"run_seconds", wall},
-                           {"deferred_writes", engine->deferred_writes()},
-                           {"trace_hash", r["trace_hash"]},
-                           {"lock_workload",
-                            {{"nodes", lock_nodes},
-                             {"rounds", lock_rounds},
-                             {"scenario", "random 8-regular graph, K = 32, async engine, every node locking (idle 4, hold 2)"},
-                             {"runs", lock_runs}}}};
+         const json out = {
+             {"nodes", nodes},
+             {"seed", s.seed},
+             {"rounds", r["rounds"]},
+             {"actions", actions},
+             {"actions_per_second", double(actions) / wall},
+             {"steady_from_round", steady_from},
+             {"steady_actions_per_second", steady_rate},
+             {"core_only_actions_per_second", baseline},
+             {"ratio_to_core_only", double(actions) / wall / baseline},
+             {"locks_completed", r["locks_completed"]},
+             {"stalled", r["stalled"]},
+             {"violation_counts", r["violation_counts"]},
+             {"bytes_per_node", r["bytes_per_node"]},
+             {"peak_rss_bytes", peak_rss_bytes()},
+             {"setup_seconds", setup},
+             {"run_seconds", wall},
+             {"deferred_writes", engine->deferred_writes()},
+             {"trace_hash", r["trace_hash"]},
+             {"lock_workload",
+              {{"nodes", lock_nodes},
+               {"rounds", lock_rounds},
+               {"scenario", "random 8-regular graph, K = 32, async engine, every node locking (idle 4, hold 2)"},
+               {"runs", lock_runs}}}};
          if (as_json) {
            std::cout << out.dump() << "\n";
            return;
@@ -223,12 +226,13 @@ const lmx::cli::Register bench_command{
                     lock_nodes, lock_rounds);
          for (const auto& run : lock_runs) {
            const auto ratio = run["throughput_over_bound"];
-           fmt::print("  {:<8} {:>7} locks, {:.3f} per round, {:.3g} per second, {:.2f} of the limit, {:.0f} messages "
-                      "per lock\n",
-                      run["variant"].get<std::string>(), run["locks_completed"].get<std::uint64_t>(),
-                      run["locks_per_round"].get<double>(), run["locks_per_second"].get<double>(),
-                      ratio.is_number() ? ratio.get<double>() : 0.0,
-                      run["messages_per_lock"].is_number() ? run["messages_per_lock"].get<double>() : 0.0);
+           fmt::print(
+               "  {:<8} {:>7} locks, {:.3f} per round, {:.3g} per second, {:.2f} of the limit, {:.0f} messages "
+               "per lock\n",
+               run["variant"].get<std::string>(), run["locks_completed"].get<std::uint64_t>(),
+               run["locks_per_round"].get<double>(), run["locks_per_second"].get<double>(),
+               ratio.is_number() ? ratio.get<double>() : 0.0,
+               run["messages_per_lock"].is_number() ? run["messages_per_lock"].get<double>() : 0.0);
          }
        });
      }}};

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "lmx/sim/scenario.hpp"
 #include "lmx/core/protocol.hpp"
+#include "lmx/sim/scenario.hpp"
 
 namespace {
 using namespace lmx::core;
@@ -54,7 +54,8 @@ const lmx::cli::Register info_command{
              "variants: paper (Algorithms 1-3 as printed), repaired (the checker's default), fast (repaired with F1, "
              "F2; the simulator's default, K = {})\n",
              lmx::sim::Scenario{}.k);
-         fmt::print("fast: the same state and messages as repaired (no new variable; priorities < K <= 32 in 5 bits)\n");
+         fmt::print(
+             "fast: the same state and messages as repaired (no new variable; priorities < K <= 32 in 5 bits)\n");
          fmt::print("K (priority values): {}..{}; messages: {} kinds, {} bits each\n", k_min, k_max, message_kind_count,
                     message_bits);
          fmt::print("{:>14} {:>9} {:>17} {:>22}\n", "register bits", "Delta max", "node state bytes",

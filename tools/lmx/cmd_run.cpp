@@ -95,10 +95,11 @@ std::string summary_text(const json& r) {
                    num(r["locks_requested"]), num(r["locks_completed"]), num(r["locks_per_round"], 2),
                    num(r["mean_locked"], 1)));
   if (const auto& b = r["throughput_bound"]; b["locks_per_round"].is_number())
-    line(fmt::format("  throughput limit (estimate, docs/performance.md): {} locks per round ({} disjoint lock sets of "
-                     "the initial graph, each held {} rounds); this run: {} of it",
-                     num(b["locks_per_round"], 2), num(b["two_packing"]), num(b["occupancy_rounds"], 1),
-                     num(r["throughput_over_bound"], 2)));
+    line(
+        fmt::format("  throughput limit (estimate, docs/performance.md): {} locks per round ({} disjoint lock sets of "
+                    "the initial graph, each held {} rounds); this run: {} of it",
+                    num(b["locks_per_round"], 2), num(b["two_packing"]), num(b["occupancy_rounds"], 1),
+                    num(r["throughput_over_bound"], 2)));
   else if (!r["throughput_bound"]["static_graph"].get<bool>())
     line("  throughput limit: none for a graph that changes during the run (docs/performance.md)");
   const auto& l = r["latency_rounds"];

@@ -200,13 +200,15 @@ template <class Word>
 [[nodiscard]] constexpr ActionSet guards_holding(const NodeState<Word>& s, Variant variant) {
   auto bit = [](Action a, bool on) { return static_cast<unsigned>(on) << static_cast<unsigned>(a); };
   const bool all_replied = s.replied == s.lock_set;
-  unsigned bits = bit(Action::check_start, s.state == InitiatorState::prepare && all_replied) |  // A1.15
-                  // A1.20; REPAIR R1 (docs/errata.md, E1): also in WIN, so that CheckDone cannot wait forever
-                  // for an ack-lock lost with its edge.
-                  bit(Action::clean_up, s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock ||
-                                            (variant != Variant::paper && s.state == InitiatorState::win)) |
-                  bit(Action::check_done, s.state == InitiatorState::win && all_replied) |        // A2.30
-                  bit(Action::check_unlocked, s.state == InitiatorState::unlock && all_replied);  // A3.12
+  unsigned bits =
+      bit(Action::check_start, s.state == InitiatorState::prepare &&
+                                   all_replied) |  // A1.15
+                                                   // A1.20; REPAIR R1 (docs/errata.md, E1): also in WIN, so that
+                                                   // CheckDone cannot wait forever for an ack-lock lost with its edge.
+      bit(Action::clean_up, s.phase != ParticipantPhase::idle || s.state == InitiatorState::unlock ||
+                                (variant != Variant::paper && s.state == InitiatorState::win)) |
+      bit(Action::check_done, s.state == InitiatorState::win && all_replied) |        // A2.30
+      bit(Action::check_unlocked, s.state == InitiatorState::unlock && all_replied);  // A3.12
   // A2.5; FAST F1: and lock = bottom. A locked participant would answer win(false) to every
   // candidate (A2.9), so the trial could only fail; it waits for ReceiveRelease (A3.8) instead.
   if (s.phase == ParticipantPhase::compete && s.candidates.size() == s.priorities.size() &&
@@ -348,20 +350,20 @@ class Protocol {
   [[nodiscard]] bool valid(const Context<Word>& ctx) const;
 
   // One handler per action of Algorithms 1-3 (protocol.cpp); step() dispatches to them.
-  void receive_prepare(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A1.6
-  void receive_ready(State& s, Port l, const Context<Word>& ctx, Out& out) const;               // A1.12
-  void check_start(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;      // A1.15
-  void clean_up_action(State& s, const Context<Word>& ctx, Out& out) const;                     // A1.20
-  void receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;  // A2.1
+  void receive_prepare(State& s, Port l, const Context<Word>& ctx, Out& out) const;              // A1.6
+  void receive_ready(State& s, Port l, const Context<Word>& ctx, Out& out) const;                // A1.12
+  void check_start(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;       // A1.15
+  void clean_up_action(State& s, const Context<Word>& ctx, Out& out) const;                      // A1.20
+  void receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;   // A2.1
   void check_priorities(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;  // A2.5
-  void receive_win(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;      // A2.11
-  void check_win(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;        // A2.14
-  void receive_set_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;            // A2.23
-  void receive_ack_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;            // A2.27
-  void check_done(State& s, const Context<Word>& ctx, Out& out) const;                          // A2.30
-  void receive_release(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A3.6
-  void receive_ack_unlock(State& s, Port l, const Context<Word>& ctx, Out& out) const;          // A3.9
-  void check_unlocked(State& s, const Context<Word>& ctx, Out& out) const;                      // A3.12
+  void receive_win(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const;       // A2.11
+  void check_win(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;         // A2.14
+  void receive_set_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A2.23
+  void receive_ack_lock(State& s, Port l, const Context<Word>& ctx, Out& out) const;             // A2.27
+  void check_done(State& s, const Context<Word>& ctx, Out& out) const;                           // A2.30
+  void receive_release(State& s, Port l, const Context<Word>& ctx, Out& out) const;              // A3.6
+  void receive_ack_unlock(State& s, Port l, const Context<Word>& ctx, Out& out) const;           // A3.9
+  void check_unlocked(State& s, const Context<Word>& ctx, Out& out) const;                       // A3.12
 };
 
 extern template class Protocol<std::uint8_t>;
@@ -384,11 +386,11 @@ enum class Mutant : std::uint8_t {
   none,
   skip_cleanup_in_receive_prepare,  ///< ReceivePrepare forgets its CleanUp() call (A1.7)
   priorities_not_reset,             ///< CheckPriorities keeps P (A2.10 dropped)
-  win_true_to_ties,                 ///< a tie for the highest priority sends win(true) to every tied candidate (fast: F2 skipped)
-  held_never_released,              ///< CleanUp never promotes H to applicants (A1.28-A1.29 dropped)
-  lost_ack_counted,                 ///< CleanUp counts a disconnected port as replied instead of dropping it
-  win_ignores_lock,                 ///< CheckPriorities ignores lock != bottom (A2.7)
-  release_keeps_lock,               ///< ReceiveRelease keeps the lock (A3.8 lock <- bottom dropped)
+  win_true_to_ties,     ///< a tie for the highest priority sends win(true) to every tied candidate (fast: F2 skipped)
+  held_never_released,  ///< CleanUp never promotes H to applicants (A1.28-A1.29 dropped)
+  lost_ack_counted,     ///< CleanUp counts a disconnected port as replied instead of dropping it
+  win_ignores_lock,     ///< CheckPriorities ignores lock != bottom (A2.7)
+  release_keeps_lock,   ///< ReceiveRelease keeps the lock (A3.8 lock <- bottom dropped)
   set_lock_keeps_candidate,         ///< ReceiveSetLock keeps the locker in C (A2.24)
   check_win_ignores_false,          ///< CheckWin treats every outcome as won (A2.16)
   check_done_early,                 ///< CheckDone fires with one ack-lock still missing (A2.30)
