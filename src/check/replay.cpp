@@ -91,7 +91,8 @@ class Replay {
     Ports p;
     for (const auto& x : a) {
       if (!x.is_number_unsigned() || x.get<std::uint64_t>() > delta_)
-        reader_.fail(l.number, std::string(what) + " holds " + x.dump() + ", not a port 0.." + std::to_string(delta_));
+        reader_.fail(l.number, std::string(what) + " holds " + lmx::trace::json_excerpt(x) + ", not a port 0.." +
+                                   std::to_string(delta_));
       p.insert(static_cast<core::Port>(x.get<unsigned>()));
     }
     return p;
@@ -104,13 +105,15 @@ class Replay {
     for (const auto& x : a) {
       if (!x.is_array() || x.size() != 2 || !x[0].is_number_unsigned() || x[0].get<std::uint64_t>() > delta_ ||
           !x[1].is_number_unsigned() || x[1].get<std::uint64_t>() >= bound)
-        reader_.fail(l.number, std::string(what) + " holds " + x.dump() + ", not a [port, value] pair");
+        reader_.fail(l.number,
+                     std::string(what) + " holds " + lmx::trace::json_excerpt(x) + ", not a [port, value] pair");
       out.emplace_back(static_cast<core::Port>(x[0].get<unsigned>()), x[1].get<unsigned>());
     }
     return out;
   }
   const json& field(const trace::Line& l, const char* key) const {
-    if (!l.event.contains(key)) reader_.fail(l.number, nlohmann::json(l.ev).dump() + " needs \"" + key + "\"");
+    if (!l.event.contains(key))
+      reader_.fail(l.number, lmx::trace::json_excerpt(nlohmann::json(l.ev)) + " needs \"" + key + "\"");
     return l.event[key];
   }
 

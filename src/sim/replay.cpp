@@ -43,7 +43,7 @@ ReplayReport replay_run(std::istream& in, const std::string& name) {
   trace::Reader reader(in, name);
   const auto& header = reader.header();
   if (header["source"] != "run")
-    reader.fail(1, "a trace from source " + header["source"].dump() +
+    reader.fail(1, "a trace from source " + lmx::trace::json_excerpt(header["source"]) +
                        " is re-executed on the core (lmx check --replay), not re-run");
   if (!header.contains("scenario")) reader.fail(1, "the header has no \"scenario\" to re-run");
   report.scenario = scenario_from_json(header["scenario"]);

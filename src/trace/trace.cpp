@@ -59,6 +59,19 @@ std::string json_error_text(const nlohmann::json::exception& e) {
   return text;
 }
 
+std::string json_excerpt(const nlohmann::json& value) {
+  const std::string dumped = value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  std::string text;
+  for (const char c : dumped) {
+    if (text.size() >= 60) return text + "...";
+    if (c == 0x7F)
+      text += "\\u007f";
+    else
+      text += c;
+  }
+  return text;
+}
+
 namespace {
 
 // "malformed JSON at column 7: unexpected end of input; expected ..." rather than the library's wording.
@@ -100,7 +113,7 @@ Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(na
   if (!h.is_object() || !h.contains("type") || h["type"] != "lmx-trace")
     fail(1, "not an lmx trace header (\"type\" must be \"lmx-trace\")");
   if (!h.contains("schema") || h["schema"] != schema)
-    fail(1, "unknown trace schema " + (h.contains("schema") ? h["schema"].dump() : std::string("(missing)")) +
+    fail(1, "unknown trace schema " + (h.contains("schema") ? json_excerpt(h["schema"]) : std::string("(missing)")) +
                 " (this lmx reads schema " + std::to_string(schema) + ")");
   if (!h.contains("source") || !h["source"].is_string()) fail(1, "the header has no \"source\"");
   hash_.add(header_.text), hash_.add("\n");
@@ -125,11 +138,11 @@ bool Reader::next(Line& line) {
   const std::uint64_t want_t = number_ - 1;
   if (!e.contains("t") || !e["t"].is_number_unsigned() || e["t"].get<std::uint64_t>() != want_t)
     fail(number_, "\"t\" must be " + std::to_string(want_t) + " (the line's position after the header), got " +
-                      (e.contains("t") ? e["t"].dump() : std::string("none")));
+                      (e.contains("t") ? json_excerpt(e["t"]) : std::string("none")));
   if (line.ev == "end") {
     if (!e.contains("hash") || !e["hash"].is_string()) fail(number_, "the end line has no \"hash\"");
     if (e["hash"] != hex64(hash_.value()))
-      fail(number_, "the end line's hash " + e["hash"].dump() + " is not the hash of the lines before it (" +
+      fail(number_, "the end line's hash " + json_excerpt(e["hash"]) + " is not the hash of the lines before it (" +
                         hex64(hash_.value()) + "): the trace was changed");
     ended_ = true;
     return true;
@@ -141,11 +154,11 @@ bool Reader::next(Line& line) {
 std::uint64_t get_uint(const Reader& reader, const Line& line, const char* key, std::uint64_t lo, std::uint64_t hi) {
   const auto& e = line.event;
   // the event's name as JSON: escaped, never a raw control character
-  if (!e.contains(key)) reader.fail(line.number, nlohmann::json(line.ev).dump() + " needs \"" + key + "\"");
+  if (!e.contains(key)) reader.fail(line.number, json_excerpt(nlohmann::json(line.ev)) + " needs \"" + key + "\"");
   const auto& v = e[key];
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
     reader.fail(line.number, std::string("\"") + key + "\" must be an integer in " + std::to_string(lo) + ".." +
-                                 std::to_string(hi) + ", got " + v.dump());
+                                 std::to_string(hi) + ", got " + json_excerpt(v));
   return v.get<std::uint64_t>();
 }
 

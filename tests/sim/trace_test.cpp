@@ -210,6 +210,21 @@ TEST(Trace, AMalformedLinesErrorIsPrintable) {
   }
 }
 
+// A value from the input quoted in an error is escaped and cut short: DEL as \u007f (found by
+// trace_reader_fuzz: an unknown schema holding a DEL byte reached the terminal raw).
+TEST(Trace, AValueQuotedInAnErrorIsPrintableAndShort) {
+  std::istringstream in("{\"type\":\"lmx-trace\",\"schema\":{\"name\":\"a\x7f" + std::string(200, 'x') + "\"}}\n");
+  try {
+    trace::Reader reader(in, "t.jsonl");
+    FAIL() << "a header with an unknown schema was read";
+  } catch (const trace::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown trace schema {\"name\":\"a\\u007fxxx"), std::string::npos) << what;
+    EXPECT_LT(what.size(), 200u) << what;
+    for (const char c : what) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7F) << what;
+  }
+}
+
 // A number too large for a double is not a parse error to the JSON library but out_of_range
 // (found by trace_reader_fuzz, which then stopped on the uncaught exception): one clear error.
 TEST(Trace, ANumberTooLargeForADoubleIsAMalformedLine) {

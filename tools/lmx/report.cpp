@@ -41,7 +41,7 @@ nlohmann::json parse_run(const std::string& text, const std::string& name) {
   if (!run.is_object()) throw Error(fmt::format("{}: expected a JSON object (`lmx run --json`)", name));
   if (!run.contains("schema") || run["schema"] != 1)
     throw Error(fmt::format("{}: unknown run summary schema {} (this lmx reads schema 1, docs/run-format.md)", name,
-                            run.contains("schema") ? run["schema"].dump() : "(missing)"));
+                            run.contains("schema") ? lmx::trace::json_excerpt(run["schema"]) : "(missing)"));
   check_run(run, name);
   return run;
 }
@@ -81,7 +81,8 @@ void check_run(const nlohmann::json& run, const std::string& name) {
     if (!run.contains(at))
       throw Error(fmt::format("{}: \"{}\" is missing (not an `lmx run --json` summary?)", name, f.pointer + 1));
     if (!(run[at].*f.is)())
-      throw Error(fmt::format("{}: \"{}\" must be {}, not {}", name, f.pointer + 1, f.what, run[at].dump()));
+      throw Error(
+          fmt::format("{}: \"{}\" must be {}, not {}", name, f.pointer + 1, f.what, lmx::trace::json_excerpt(run[at])));
   }
   // Memory is known only to the run itself (a summary derived from a trace has null): if given, numbers.
   if (run.contains("bits_per_node") && !run["bits_per_node"].is_null()) {
@@ -89,13 +90,14 @@ void check_run(const nlohmann::json& run, const std::string& name) {
     for (const char* key : {"layout", "paper"})
       if (!bits.is_object() || !bits.contains(key) || !bits[key].is_number())
         throw Error(fmt::format("{}: \"bits_per_node\" must be an object with numbers \"layout\" and \"paper\", not {}",
-                                name, bits.dump()));
+                                name, lmx::trace::json_excerpt(bits)));
   }
   // The series and histograms are plotted: every value a number.
   for (const char* array : {"/latency_histogram/bin_edges", "/latency_histogram/counts", "/series/round",
                             "/series/locks_completed", "/series/locked_nodes", "/per_node_locks"})
     for (const auto& v : run[nlohmann::json::json_pointer(array)])
-      if (!v.is_number()) throw Error(fmt::format("{}: \"{}\" holds {}, not a number", name, array + 1, v.dump()));
+      if (!v.is_number())
+        throw Error(fmt::format("{}: \"{}\" holds {}, not a number", name, array + 1, lmx::trace::json_excerpt(v)));
 }
 
 nlohmann::json summarize_trace(const std::filesystem::path& trace) {
@@ -141,7 +143,8 @@ nlohmann::json summarize_trace(std::istream& in, const std::string& name, const 
         }
       } catch (const nlohmann::json::exception& ex) {
         // the event's name as JSON: escaped, never a raw control character
-        throw Error(fmt::format("{} line {}: {} event: {}", name, e.number, nlohmann::json(e.ev).dump(), describe(ex)));
+        throw Error(fmt::format("{} line {}: {} event: {}", name, e.number,
+                                lmx::trace::json_excerpt(nlohmann::json(e.ev)), describe(ex)));
       }
     }
     if (!reader.complete())
@@ -152,7 +155,8 @@ nlohmann::json summarize_trace(std::istream& in, const std::string& name, const 
   // The end line's fields, if present, must have their types (a summary never holds a wrong one).
   const auto end_field = [&](const char* key, bool (nlohmann::json::*is)() const noexcept, const char* what) {
     if (end.contains(key) && !(end[key].*is)())
-      throw Error(fmt::format("{}: the end line's \"{}\" must be {}, not {}", name, key, what, end[key].dump()));
+      throw Error(fmt::format("{}: the end line's \"{}\" must be {}, not {}", name, key, what,
+                              lmx::trace::json_excerpt(end[key])));
     return end.contains(key);
   };
   const bool stalled = end_field("stalled", &nlohmann::json::is_boolean, "true or false") && end["stalled"].get<bool>();
@@ -195,7 +199,8 @@ void write_report(const nlohmann::json& run, const std::optional<std::filesystem
     // The trace must be of this run: its end line's event hash is the run's trace hash.
     if ((*summary)["event_hash"] != run["trace_hash"])
       throw Error(fmt::format("{} is the trace of another run: its event hash {} is not the summary's trace hash {}",
-                              trace->string(), (*summary)["event_hash"].dump(), run["trace_hash"].dump()));
+                              trace->string(), lmx::trace::json_excerpt((*summary)["event_hash"]),
+                              lmx::trace::json_excerpt(run["trace_hash"])));
   }
   const std::string page = render_report(run, summary);
   lmx::cli::OutputFile file(out.string());

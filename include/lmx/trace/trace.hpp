@@ -27,6 +27,9 @@ inline constexpr int schema = 1;
 /// and with the control characters its excerpt of the input may carry (it escapes C0 but not DEL)
 /// written as <U+007F>, the library's own notation.
 [[nodiscard]] std::string json_error_text(const nlohmann::json::exception& e);
+/// A value from the input as an error message shows it: compact JSON, non-ASCII as \uXXXX, DEL
+/// as \u007f (the library escapes C0 controls only), cut to 60 characters with "...".
+[[nodiscard]] std::string json_excerpt(const nlohmann::json& value);
 
 /// FNV-1a 64 over bytes.
 class LineHash {
