@@ -27,6 +27,7 @@ using namespace lmx::sim;
 Scenario bench_scenario(std::uint32_t nodes) {
   Scenario s;
   s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = lmx::sim::EngineKind::semi_sync;
+  s.k = 4, s.variant = lmx::core::Variant::repaired;  // lmx bench's scenario, whatever the default
   s.rounds = std::uint64_t{1} << 40;  // never ends within a benchmark (and P7's horizon is never reached)
   s.activation.p = 0.5, s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0, s.workload.hold = 0;
   return s;

@@ -151,6 +151,7 @@ const lmx::cli::Register bench_command{
            throw lmx::cli::Failure(e.what());
          }
          s.name = "bench", s.nodes = nodes, s.delta = 8, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = rounds;
+         s.k = 4, s.variant = lmx::core::Variant::repaired;  // the benchmark's scenario, whatever the default
          s.activation.p = p, s.topology.kind = lmx::sim::TopologyKind::regular, s.workload.idle = 0,
          s.workload.hold = 0;
          try {
