@@ -131,3 +131,47 @@ INSTANTIATE_TEST_SUITE_P(Sim, Adversaries,
 
 }  // namespace
 }  // namespace lmx::sim
+
+namespace lmx::sim {
+namespace {
+
+// The throughput limit (docs/performance.md): the packing is a maximal 2-packing of the initial
+// graph, the limit min(P / T, participants / (idle + T)) with T the measured occupancy, and there
+// is no limit for a graph that changes.
+TEST(ThroughputLimit, PackingOfKnownGraphsAndTheLimitFromItsParts) {
+  Scenario ring;
+  ring.name = "ring", ring.nodes = 30, ring.delta = 2, ring.rounds = 600;
+  ring.topology.kind = TopologyKind::ring, ring.engine = EngineKind::semi_sync;
+  const json r = run(ring);
+  const auto& b = r["throughput_bound"];
+  EXPECT_EQ(b["two_packing"], 10);  // every third node of a 30-cycle; no more fit
+  EXPECT_EQ(b["participants"], 30);
+  EXPECT_TRUE(b["static_graph"].get<bool>());
+  ASSERT_GT(r["locks_completed"].get<std::uint64_t>(), 0u);
+  const double t = b["occupancy_rounds"].get<double>(), idle = b["idle_rounds"].get<double>();
+  EXPECT_GT(t, 0.0);
+  const double limit = std::min(10.0 / t, 30.0 / (idle + t));
+  EXPECT_NEAR(b["locks_per_round"].get<double>(), limit, 1e-9);
+  EXPECT_NEAR(r["throughput_over_bound"].get<double>(), r["locks_per_round"].get<double>() / limit, 1e-9);
+
+  Scenario apart = ring;  // no edges: every node is a lock set of its own
+  apart.topology.kind = TopologyKind::edges;
+  EXPECT_EQ(run(apart)["throughput_bound"]["two_packing"], 30);
+
+  Scenario few = ring;  // only participants count
+  few.workload.participation = 0.0;
+  const json none = run(few);
+  EXPECT_EQ(none["throughput_bound"]["two_packing"], 0);
+  EXPECT_TRUE(none["throughput_bound"]["locks_per_round"].is_null());
+  EXPECT_TRUE(none["throughput_over_bound"].is_null());
+
+  Scenario moving = small();  // mobility: the initial graph's packing says nothing later
+  moving.topology.kind = TopologyKind::mobility;
+  const json m = run(moving);
+  EXPECT_FALSE(m["throughput_bound"]["static_graph"].get<bool>());
+  EXPECT_TRUE(m["throughput_bound"]["locks_per_round"].is_null());
+  EXPECT_TRUE(m["throughput_over_bound"].is_null());
+}
+
+}  // namespace
+}  // namespace lmx::sim
