@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test (docs/reliability.md, "Soak"): the repaired variant, all monitors on, over every
+# Soak test (docs/reliability.md, "Soak"): the repaired variant (or VARIANT), all monitors on, over every
 # combination of engine, adversary (activation and delivery), topology and dynamics, pass after
 # pass with new seeds, until at least ACTIONS simulated actions (default 10^9) have run. A safety
 # violation (P1-P6), a global stall (P7's proof of lockout) and a failed run fail the soak
@@ -11,6 +11,9 @@
 #
 #   scripts/soak.sh [ACTIONS] [OUT]        (defaults: 1000000000 build/soak; JOBS=nproc runs at once)
 #
+# VARIANT=fast soaks the fast variant instead (with K = 32, its default; the repaired one runs
+# with K = 4, where contention is hardest).
+#
 # Runs at nice 10. 10^9 actions took 7 min 12 s with JOBS=1 (one core of a 2-core machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,14 +21,21 @@ actions=${1:-1000000000}
 out=${2:-build/soak}
 lmx=${LMX:-build/release/tools/lmx/lmx}
 jobs=${JOBS:-$(nproc)}
+variant=${VARIANT:-repaired}
+case $variant in
+  repaired) k=4 ;;
+  fast) k=32 ;;
+  *) echo "soak: VARIANT must be repaired or fast, got '$variant'" >&2; exit 2 ;;
+esac
 [[ $actions =~ ^[0-9]+$ ]] && [ "$actions" -ge 1 ] || { echo "soak: ACTIONS must be a whole number >= 1, got '$actions'" >&2; exit 2; }
 [ -x "$lmx" ] || { echo "soak: no lmx binary at $lmx (run scripts/build.sh release first)" >&2; exit 1; }
 mkdir -p "$out/runs"
-exec python3 - "$lmx" "$actions" "$out" "$jobs" <<'PY'
+exec python3 - "$lmx" "$actions" "$out" "$jobs" "$variant" "$k" <<'PY'
 import itertools, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
 lmx, target, out, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+variant, k = sys.argv[5], int(sys.argv[6])
 # Every adversary the engines have: the semi-synchronous engine's activations and deliveries,
 # the asynchronous engine's deliveries (its executions are its own schedule).
 adversaries = [("semi-sync", a, d) for a in ("random", "sequential", "synchronous")
@@ -37,7 +47,7 @@ combos = list(itertools.product(adversaries, topologies, dynamics))
 
 def settings(combo, seed):
     (engine, activation, delivery), topology, dyn = combo
-    s = {"variant": "repaired", "engine": engine, "nodes": 300, "delta": 6, "k": 4,
+    s = {"variant": variant, "engine": engine, "nodes": 300, "delta": 6, "k": k,
          "rounds": 400 if engine == "async" else 1500, "delivery.kind": delivery,
          "topology.kind": topology, "dynamics.kind": dyn}
     if activation:
@@ -95,7 +105,7 @@ with ThreadPoolExecutor(max_workers=jobs) as pool:
         print(f"pass {passes}: {total:,} actions, {time.time() - start:.0f} s", flush=True)
 
 summary = {"lmx": subprocess.run([lmx, "--version"], capture_output=True, text=True).stdout.strip(),
-           "target_actions": target, "actions": total, "passes": passes, "combinations": len(combos),
+           "variant": variant, "k": k, "target_actions": target, "actions": total, "passes": passes, "combinations": len(combos),
            "runs": sum(r["runs"] for r in record.values()), "locks_completed": sum(r["locks_completed"] for r in record.values()),
            "safety_violations": sum(r["safety_violations"] for r in record.values()),
            "late_requests": sum(r["late_requests"] for r in record.values()),
@@ -103,7 +113,7 @@ summary = {"lmx": subprocess.run([lmx, "--version"], capture_output=True, text=T
            "wall_seconds": round(time.time() - start, 1), "combinations_run": record}
 with open(os.path.join(out, "record.json"), "w") as f:
     json.dump(summary, f, indent=1)
-print(f"soak: {summary['runs']} runs over {len(combos)} combinations, {total:,} actions, "
+print(f"soak ({variant}, K = {k}): {summary['runs']} runs over {len(combos)} combinations, {total:,} actions, "
       f"{summary['locks_completed']:,} locks completed, {summary['safety_violations']} safety violations, "
       f"{summary['late_requests']:,} requests late for P7's horizon (longest wait {summary['longest_wait_rounds']:.0f} rounds), "
       f"{len(failures)} failed runs, {summary['wall_seconds']} s (record: {out}/record.json)")
