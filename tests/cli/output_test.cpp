@@ -175,4 +175,19 @@ TEST_F(Report, AChangedTraceIsRefused) {
   EXPECT_TRUE(has(r.out, "the trace was changed")) << r.out;
 }
 
+// A node number that no integer type holds is an error at its line (found by report_run_fuzz: it
+// was converted to a 64-bit integer, undefined behaviour).
+TEST_F(Report, ANodeNumberOutOfRangeIsAnErrorAtItsLine) {
+  std::string text = read_file(trace);
+  const auto call = text.find("\"ev\":\"call\"");
+  ASSERT_NE(call, std::string::npos);
+  const auto node = text.find("\"node\":", call);
+  text.replace(node, text.find_first_of(",}", node) - node, "\"node\":5.5e115");
+  write_file(trace, text);
+  const auto r = run_lmx("report " + run_json + " --trace " + trace + " -o " + dir.file("r.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "\"node\" must be an integer in 0..4294967295, got 5.5e+115")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.html")));
+}
+
 }  // namespace

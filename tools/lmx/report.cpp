@@ -126,12 +126,22 @@ nlohmann::json summarize_trace(std::istream& in, const std::string& name, const 
       ++events;
       try {
         const auto& j = e.event;
+        // A node number through the shared accessor (a number too large for 64 bits, or a
+        // fraction, is an error line, not a conversion that overflows), a round as a number.
+        auto node_of = [&] {
+          return static_cast<std::int64_t>(lmx::trace::get_uint(reader, e, "node", 0, UINT32_MAX));
+        };
+        auto round_of = [&] {
+          if (!j.at("round").is_number())
+            throw Error(fmt::format("{} line {}: \"round\" must be a number", name, e.number));
+          return j.at("round").get<double>();
+        };
         if (e.ev == "call" && j.at("op") == "lock" && j.at("status") == "ok") {
-          pending[j.at("node").get<std::int64_t>()] = j.at("round").get<double>();
+          pending[node_of()] = round_of();
         } else if (e.ev == "done" && j.at("op") == "lock") {
-          const auto node = j.at("node").get<std::int64_t>();
+          const auto node = node_of();
           if (auto it = pending.find(node); it != pending.end()) {
-            latencies.push_back(j.at("round").get<double>() - it->second);
+            latencies.push_back(round_of() - it->second);
             pending.erase(it);
           }
         } else if (e.ev == "violation" && violations.size() < max_violations) {
