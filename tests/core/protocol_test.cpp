@@ -128,6 +128,53 @@ TEST_F(Fixture, TiedHighestPriorityLosesEverywhere) {  // A2.9
   EXPECT_EQ(fx.sends[0].message, (Message{MessageKind::win, 0}));
 }
 
+// FAST F2: the participant breaks the tie with its draw: the tied port at index draw mod |tied|
+// (port order) gets win(true), every other candidate win(false); each tied port can be drawn.
+TEST_F(Fixture, FastBreaksATieWithItsDraw) {
+  const Protocol<Word> fast{Config{4, 4, Variant::fast}};
+  for (unsigned drawn = 0; drawn < 4; ++drawn) {
+    s = NodeState<Word>{};
+    s.phase = ParticipantPhase::compete;
+    s.candidates = ports({0, 1, 2});
+    s.priorities.set(0, 1);
+    s.priorities.set(1, 3);
+    s.priorities.set(2, 3);
+    fixed_priority = drawn;
+    auto fx = fast.step(s, Activation{Action::check_priorities}, Context<Word>{}, fixed_draw);
+    ASSERT_EQ(fx.status, Status::ok);
+    ASSERT_EQ(fx.send_count, 2);
+    const Ports winner = drawn % 2 == 0 ? ports({1}) : ports({2});
+    EXPECT_EQ(fx.sends[0].ports, winner) << drawn;
+    EXPECT_EQ(fx.sends[0].message, (Message{MessageKind::win, 1}));
+    EXPECT_EQ(fx.sends[1].ports, ports({0, 1, 2}) - winner);
+    EXPECT_EQ(fx.sends[1].message, (Message{MessageKind::win, 0}));
+  }
+  fixed_priority = 0;
+}
+
+// FAST F1: a participant whose lock is set does not run its trial (the repaired variant runs it
+// and fails everyone); it runs once ReceiveRelease has set lock to bottom.
+TEST_F(Fixture, FastDefersTheTrialWhileLocked) {
+  const Protocol<Word> fast{Config{4, 4, Variant::fast}};
+  s.phase = ParticipantPhase::compete;
+  s.candidates = ports({1, 2});
+  s.priorities.set(1, 3);
+  s.priorities.set(2, 1);
+  s.lock_port = 3;
+  EXPECT_TRUE(repaired.guard(s, Action::check_priorities));
+  EXPECT_FALSE(fast.guard(s, Action::check_priorities));
+  EXPECT_EQ(fast.step(s, Activation{Action::check_priorities}, Context<Word>{}, fixed_draw).status,
+            Status::not_enabled);
+  auto released = fast.step(s, Activation{Action::receive_release, 3, Message{MessageKind::release_lock, 0}},
+                            Context<Word>{}, fixed_draw);  // A3.6-A3.8
+  ASSERT_EQ(released.status, Status::ok);
+  EXPECT_TRUE(fast.guard(s, Action::check_priorities));
+  auto fx = fast.step(s, Activation{Action::check_priorities}, Context<Word>{}, fixed_draw);
+  ASSERT_EQ(fx.status, Status::ok);
+  EXPECT_EQ(fx.sends[0].ports, ports({1}));
+  EXPECT_EQ(fx.sends[0].message, (Message{MessageKind::win, 1}));
+}
+
 TEST_F(Fixture, GuardedActionRefusedWhenGuardIsFalse) {
   auto fx = paper.step(s, Activation{Action::check_done}, ctx, fixed_draw);
   EXPECT_EQ(fx.status, Status::not_enabled);
