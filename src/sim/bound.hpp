@@ -11,10 +11,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "lmx/sim/scenario.hpp"
 #include "network.hpp"
 #include "workload.hpp"
 
 namespace lmx::sim {
+
+/// Whether the run's graph stays as it starts (no mobility, no dynamics): the only graphs the
+/// initial packing, and so the limit, says something about.
+inline bool graph_stays_put(const Scenario& s) {
+  return s.topology.kind != TopologyKind::mobility && s.dynamics.kind == DynamicsKind::static_graph;
+}
 
 /// A maximal 2-packing of the closed neighbourhoods of the participating nodes, chosen greedily
 /// in order of increasing 2-hop reach (the nodes a choice excludes: degrees of the neighbours

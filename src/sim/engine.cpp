@@ -92,8 +92,7 @@ class EngineImpl final : public Engine {
     work_.start(now_);
     // The throughput limit's packing (bound.hpp), for graphs that stay put: 8 bytes per
     // participant for a moment, less than the topology's pairs just freed (resources.cpp).
-    if (s.topology.kind != TopologyKind::mobility && s.dynamics.kind == DynamicsKind::static_graph)
-      metrics_.two_packing = greedy_two_packing(net_, work_, n_);
+    if (graph_stays_put(s)) metrics_.two_packing = greedy_two_packing(net_, work_, n_);
     for (NodeId u = 0; u < n_; ++u) metrics_.participants += work_.participating(u);
     if (async_) scheduler_.start_async(n_);
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);

@@ -96,8 +96,7 @@ nlohmann::json summarize(const RunRecord<Word>& r) {
         (double(r.ticks_per_round) * locks);
   // The packing is the initial graph's: a graph that changes during the run (mobility, dynamics)
   // has no limit here.
-  const bool static_graph =
-      r.scenario.topology.kind != TopologyKind::mobility && r.scenario.dynamics.kind == DynamicsKind::static_graph;
+  const bool static_graph = graph_stays_put(r.scenario);
   const double limit = static_graph ? bound.locks_per_round() : 0.0;
   json result = {
       {"schema", 1},
