@@ -133,12 +133,22 @@ bool Protocol<Word>::guard(const State& s, Action a) const {
 // A1.1-A1.5 InitLock, on Lock being called.
 template <class Word>
 Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx) const {
+  return lock(s, ctx, all_ports_);
+}
+
+// A1.1-A1.5 InitLock over a chosen subset of N[u]. SUBSET (Section 6, population protocols, second
+// implementation: "try to lock only u and v"): A1.4 sets L <- ({0} u requested) n N[u] instead of
+// N[u]. Every later action reads L, never N(u), so the rest of Algorithms 1-3 runs unchanged on
+// the smaller set; with requested = all ports this is the paper's InitLock exactly.
+template <class Word>
+Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx, Ports requested) const {
   Out out;
-  if (!valid(ctx)) return out.status = Status::invalid_input, out;
+  if (!valid(ctx) || !(requested - all_ports_).empty()) return out.status = Status::invalid_input, out;
   if (s.state != InitiatorState::idle) return out.status = Status::rejected, out;  // A1.2
-  clean_up(s, ctx, out, ctx.neighbours | Ports::of(self_port));                    // A1.3 (L is N[u] below)
+  const Ports lock_set = (ctx.neighbours & requested) | Ports::of(self_port);       // A1.4 L <- N[u] (SUBSET)
+  clean_up(s, ctx, out, lock_set);                                                 // A1.3 (L is set below)
   s.state = InitiatorState::prepare;                                               // A1.4
-  s.lock_set = ctx.neighbours | Ports::of(self_port);                              // A1.4 L <- N[u]
+  s.lock_set = lock_set;                                                           // A1.4
   send(out, s.lock_set, Message{MessageKind::prepare, 0});                         // A1.5
   return out;
 }

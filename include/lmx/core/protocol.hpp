@@ -334,6 +334,11 @@ class Protocol {
   /// Lock: runs InitLock if state = bottom, otherwise returns `rejected` and changes nothing
   /// (the host must then keep the detector's snapshot for the next activation).
   [[nodiscard]] Out lock(State& s, const Context<Word>& ctx) const;
+  /// Lock over a chosen subset (Section 6, population protocols: "lock only u and v"): InitLock
+  /// with L <- ({0} u requested) n N[u]. `requested` must lie within ports 0..Delta (else
+  /// `invalid_input`); ports in it that hold no edge now are dropped as InitLock drops them.
+  /// With every port requested it is lock(s, ctx) exactly.
+  [[nodiscard]] Out lock(State& s, const Context<Word>& ctx, Ports requested) const;
   /// Unlock: runs InitUnlock if state = LOCKED, otherwise `rejected`.
   [[nodiscard]] Out unlock(State& s, const Context<Word>& ctx) const;
   /// Executes one activation. InitLock / InitUnlock go through lock() / unlock().
