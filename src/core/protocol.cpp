@@ -145,7 +145,7 @@ Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx, Ports req
   Out out;
   if (!valid(ctx) || !(requested - all_ports_).empty()) return out.status = Status::invalid_input, out;
   if (s.state != InitiatorState::idle) return out.status = Status::rejected, out;  // A1.2
-  const Ports lock_set = (ctx.neighbours & requested) | Ports::of(self_port);       // A1.4 L <- N[u] (SUBSET)
+  const Ports lock_set = (ctx.neighbours & requested) | Ports::of(self_port);      // A1.4 L <- N[u] (SUBSET)
   clean_up(s, ctx, out, lock_set);                                                 // A1.3 (L is set below)
   s.state = InitiatorState::prepare;                                               // A1.4
   s.lock_set = lock_set;                                                           // A1.4

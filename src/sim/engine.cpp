@@ -101,12 +101,20 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- application API
   bool request_lock(NodeId u) override {
     App& a = work_.app(u);
+    if (!requested_.empty()) requested_[u] = protocol_.all_ports().bits();
     if (state_.at(u).state != InitiatorState::idle || a.phase == AppPhase::requesting ||
         a.phase == AppPhase::wait_lock) {
       trace_call(u, "lock", false);
       return false;
     }
     a.phase = AppPhase::wait_lock, a.timer = now_;
+    return true;
+  }
+  bool request_lock(NodeId u, std::uint64_t requested) override {
+    if (!request_lock(u)) return false;
+    // Kept only once some node asks for a subset: full-neighbourhood runs do not pay for it.
+    if (requested_.empty()) requested_.assign(n_, protocol_.all_ports().bits());
+    requested_[u] = static_cast<Word>((requested & protocol_.all_ports().bits()) | 1u);
     return true;
   }
   bool request_unlock(NodeId u) override {
@@ -139,6 +147,18 @@ class EngineImpl final : public Engine {
     if (positions.size() != n_) positions.assign(n_, {0.5, 0.5});
     positions.at(u) = {x, y};
     moved(u);
+  }
+  [[nodiscard]] Link far_end(NodeId u, Port p) const override {
+    if (u >= n_ || p == 0 || p > delta_) return {};
+    const NodeId v = net_.peer(u, p);
+    return v == no_node ? Link{} : Link{v, net_.peer_port(u, p)};
+  }
+  void end_run() override { done_ = true; }
+  void report(const std::string& property, const std::vector<NodeId>& nodes, const std::string& detail) override {
+    monitors_.report(property, nodes, {}, detail);
+  }
+  void trace_line(const char* ev, const nlohmann::ordered_json& fields) override {
+    if (trace_.enabled()) trace_.app_line(ev, fields);
   }
   [[nodiscard]] NodeView node(NodeId u) const override {
     const State& s = state_.at(u);
@@ -302,9 +322,9 @@ class EngineImpl final : public Engine {
   void app_call(NodeId u) {
     App& a = work_.app(u);
     if (a.phase == AppPhase::wait_lock) {
-      trace_call(u, "lock", true);
+      trace_call(u, "lock", true, lock_request(u));
       a.phase = AppPhase::requesting, a.timer = now_, a.trials = 0, a.actions = 0, a.messages = 0;
-      monitors_.lock_called(u);  // N(u) at the call: the candidates for persistence
+      monitors_.lock_called(u, lock_request(u));  // N(u) at the call: the candidates for persistence
       ++metrics_.locks_requested, ++work_.pending;
       monitors_.requested(now_, u);
       execute(u, core::Activation{Action::init_lock}, nullptr);
@@ -313,6 +333,7 @@ class EngineImpl final : public Engine {
       a.phase = AppPhase::unlocking;
       ++work_.unlocking;
       monitors_.release_held(u);
+      if (opt_.listener) opt_.listener->unlock_called(u);
       execute(u, core::Activation{Action::init_unlock}, nullptr);
     }
   }
@@ -327,7 +348,7 @@ class EngineImpl final : public Engine {
     auto draw = [this](unsigned bound) { return prio_rng_.below(bound); };
     Fx fx;
     if (act.action == Action::init_lock)
-      fx = protocol_.lock(s, ctx);
+      fx = protocol_.lock(s, ctx, lock_request(u));
     else if (act.action == Action::init_unlock)
       fx = protocol_.unlock(s, ctx);
     else
@@ -423,12 +444,14 @@ class EngineImpl final : public Engine {
     if (trace_.enabled()) trace_.lock_done(u, locked, paper_lock_set(u));
     log({now_, EvKind::done, 0, 0, 0, u, static_cast<std::uint32_t>(locked.bits())});
     work_.locked(u, now_);
+    if (opt_.listener) opt_.listener->locked(u, locked.bits());
   }
   void unlock_done(NodeId u) {
     if (metrics_.locks_open > 0) metrics_.occupancy_ticks += now_, --metrics_.locks_open;
     if (trace_.enabled()) trace_.unlock_done(u);
     log({now_, EvKind::done, 1, 0, 0, u, 0});
     work_.unlocked(u, now_);
+    if (opt_.listener) opt_.listener->unlocked(u);
   }
   /// The paper's lock set of u (Section 3.2): u if lock(u) = 0, plus the neighbours whose lock
   /// names their port to u; as a JSON array text.
@@ -535,9 +558,16 @@ class EngineImpl final : public Engine {
 
   // ---------------------------------------------------------------- records
   void log(const Ev& e) { trace_.events().add(e); }
-  void trace_call(NodeId u, const char* op, bool ok) {
-    log({now_, EvKind::call, static_cast<std::uint8_t>(op[0] == 'u'), static_cast<std::uint8_t>(ok), 0, u, 0});
-    if (trace_.enabled()) trace_.call(u, op, ok);
+  void trace_call(NodeId u, const char* op, bool ok, Ports requested = Ports{}) {
+    log({now_, EvKind::call, static_cast<std::uint8_t>(op[0] == 'u'), static_cast<std::uint8_t>(ok), 0, u,
+         static_cast<std::uint32_t>(requested == protocol_.all_ports() ? 0 : requested.bits())});
+    if (trace_.enabled())
+      trace_.call(u, op, ok,
+                  requested.empty() || requested == protocol_.all_ports() ? std::nullopt : std::optional(requested));
+  }
+  /// The ports u's Lock call asks for: all of them, unless the application chose a subset.
+  [[nodiscard]] Ports lock_request(NodeId u) const {
+    return requested_.empty() ? protocol_.all_ports() : Ports(requested_[u]);
   }
   /// The header names everything a replay needs (run_header in summary.hpp).
   void write_header(const std::vector<std::pair<NodeId, NodeId>>& initial_edges) {
@@ -605,7 +635,8 @@ class EngineImpl final : public Engine {
   Monitors<Word> monitors_;
   Metrics metrics_;
   Rng prio_rng_;
-  std::uint64_t next_id_ = 1;  ///< the next message's trace id
+  std::vector<Word> requested_;  ///< per node: the ports its next Lock asks for (empty: all, for every node)
+  std::uint64_t next_id_ = 1;    ///< the next message's trace id
   std::uint64_t rounds_done_ = 0;
   bool done_ = false, stalled_ = false, interrupted_ = false;
   std::chrono::steady_clock::time_point start_wall_;

@@ -64,8 +64,10 @@ class Monitors {
   }
 
   // ---------------------------------------------------------------- persistence (P2, P3)
-  /// Lock was called: N(u) now is the set of candidates for persistence.
-  void lock_called(NodeId u) { persistent_[u] = net_.neighbour_bits(u); }
+  /// Lock was called: N(u) now, within the requested ports, is the set of candidates for persistence.
+  void lock_called(NodeId u, Ports requested) {
+    persistent_[u] = static_cast<Word>(net_.neighbour_bits(u) & requested.bits());
+  }
   /// Edge {u, v} was cut: the neighbour is no longer persistent for either end, nor held.
   void cut(NodeId u, Port pu, NodeId v, Port pv) {
     for (auto [x, px, y] : {std::tuple{u, pu, v}, std::tuple{v, pv, u}}) {

@@ -148,7 +148,9 @@ enum Stream : std::uint64_t {
   delivery_stream,
   topology_stream,
   workload_stream,
-  priority_stream
+  priority_stream,
+  application_stream,  ///< an application's own choices (population protocols: partners, outcomes)
+  agent_stream,        ///< population protocols' sequential schedulers: the pairs they draw
 };
 
 }  // namespace lmx::sim

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,10 +133,20 @@ class TraceWriter {
              ",\"pv\":" + std::to_string(pv) + "}";
     commit();
   }
-  void call(NodeId u, const char* op, bool ok) {
+  /// `requested`: a Lock over a chosen subset names its ports (none: the whole neighbourhood).
+  void call(NodeId u, const char* op, bool ok, std::optional<Ports> requested = std::nullopt) {
     begin("call");
     line_ +=
-        ",\"node\":" + std::to_string(u) + ",\"op\":\"" + op + "\",\"status\":\"" + (ok ? "ok" : "rejected") + "\"}";
+        ",\"node\":" + std::to_string(u) + ",\"op\":\"" + op + "\",\"status\":\"" + (ok ? "ok" : "rejected") + "\"";
+    if (requested) line_ += ",\"requested\":" + ports_json(*requested);
+    line_ += "}";
+    commit();
+  }
+  /// An application's line (docs/trace-format.md, "Application lines"): `fields` after ev, t, round.
+  void app_line(const char* ev, const nlohmann::ordered_json& fields) {
+    begin(ev);
+    for (const auto& [key, value] : fields.items()) line_ += "," + nlohmann::json(key).dump() + ":" + value.dump();
+    line_ += "}";
     commit();
   }
   void move(NodeId u, double x, double y) {

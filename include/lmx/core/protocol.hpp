@@ -324,6 +324,8 @@ class Protocol {
 
   explicit Protocol(Config config);
   [[nodiscard]] const Config& config() const { return config_; }
+  /// Ports 0..Delta.
+  [[nodiscard]] Ports all_ports() const { return all_ports_; }
 
   /// Guarded actions whose guard holds (CheckStart, CleanUp, CheckPriorities, CheckWin,
   /// CheckDone, CheckUnlocked): guards_holding for this variant. Receive* actions are enabled by a

@@ -28,6 +28,20 @@ struct Violation {
   std::vector<std::string> excerpt;  ///< the last trace events involving `nodes`, oldest first
 };
 
+/// An application on top of the lock (population protocols, amoebots): the engine calls it at
+/// each completion and at each Unlock call, after its own bookkeeping, so that it may call the
+/// application API (Engine::request_lock, request_unlock, end_run) from inside.
+class LockListener {
+ public:
+  virtual ~LockListener() = default;
+  /// CheckDone of u returned `ports` (bit mask: port 0 and the locked neighbours' ports).
+  virtual void locked(NodeId u, std::uint64_t ports) = 0;
+  /// u's Unlock call is executing now (InitUnlock): its critical section ends here.
+  virtual void unlock_called(NodeId u) = 0;
+  /// CheckUnlocked of u finished; u may Lock again.
+  virtual void unlocked(NodeId u) = 0;
+};
+
 struct RunOptions {
   std::ostream* trace = nullptr;  ///< write lmx-trace/1 lines here
   /// Also hand every trace line (with its newline, the `end` line included) to this callback.
@@ -42,6 +56,8 @@ struct RunOptions {
   unsigned scan_block_shift = 14;
   /// Checked before every round: once true, the run ends as interrupted (Ctrl-C in `lmx run`).
   const std::atomic<bool>* stop = nullptr;
+  /// The application driven by the lock's completions (none: the workload alone calls Lock).
+  LockListener* listener = nullptr;
   /// Ends the run as interrupted after this many rounds (none: no such limit; 0: before the
   /// first round); a replay of an interrupted trace stops where the recorded run stopped.
   std::optional<std::uint64_t> stop_after_rounds;
@@ -59,6 +75,12 @@ struct NodeView {
   std::uint32_t locks_completed = 0;
 };
 
+/// The far end of an edge.
+struct Link {
+  NodeId node = no_node;
+  core::Port port = 0;
+};
+
 /// Engine interface; one implementation per register width, chosen from Delta.
 class Engine {
  public:
@@ -71,12 +93,27 @@ class Engine {
   // The application-facing API (workload kind "manual"; the amoebot application).
   /// Asks u to call Lock at its next activation; false if u's state is not bottom (rejected).
   virtual bool request_lock(NodeId u) = 0;
+  /// Asks u to call Lock over a chosen subset at its next activation (core Protocol::lock with
+  /// `requested`: a bit mask over ports 1..Delta; bit 0 is implied). False as request_lock.
+  virtual bool request_lock(NodeId u, std::uint64_t requested) = 0;
   /// Asks u to call Unlock at its next activation; false unless u is LOCKED.
   virtual bool request_unlock(NodeId u) = 0;
   /// Establishes edge {u, v} on the given ports (0: the adversary picks a free one).
   virtual std::string connect(NodeId u, core::Port pu, NodeId v, core::Port pv) = 0;
   /// Cuts the edge on port pu of u; its messages in transit are lost.
   virtual std::string cut(NodeId u, core::Port pu) = 0;
+  /// The node and port at the other end of u's port p ({no_node, 0} if p holds no edge). Node
+  /// numbers are the simulator's, for observation and applications; no node ever sees one.
+  [[nodiscard]] virtual Link far_end(NodeId u, core::Port p) const = 0;
+  /// Ends the run after the current round as if its last round were reached (not interrupted):
+  /// an application whose goal is met.
+  virtual void end_run() = 0;
+  /// An application's monitor found a breach (e.g. "isolation"): recorded and reported like the
+  /// P1-P7 findings, with the recent events of `nodes`.
+  virtual void report(const std::string& property, const std::vector<NodeId>& nodes, const std::string& detail) = 0;
+  /// Writes one application line into the trace (fields besides "ev", "t" and "round"; no-op
+  /// without a trace); `ev` names its kind (docs/trace-format.md).
+  virtual void trace_line(const char* ev, const nlohmann::ordered_json& fields) = 0;
   /// Moves u (positions are for observation; topology changes go through connect / cut).
   virtual void move(NodeId u, double x, double y) = 0;
 
