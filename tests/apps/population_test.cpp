@@ -209,7 +209,7 @@ TEST(Sequential, ExactMajorityIsAlwaysRightAndLeaderElectionLeavesOneLeader) {
   const Result r = run(leader, sequential(3, 200));
   ASSERT_TRUE(r.converged);
   EXPECT_EQ(r.final_counts[*leader.state("L")], 1u);
-  EXPECT_EQ(r.effective_interactions, 199u) << "each effective interaction removes one leader";
+  EXPECT_EQ(r.final_counts[*leader.state("F")], 199u);
 }
 
 TEST(Sequential, RandomisedOutcomesFollowTheirProbabilities) {
@@ -273,6 +273,24 @@ TEST(LockSchedulers, ExactMajorityIsRightOnAGridUnderEveryGraphScheduler) {
     }
 }
 
+TEST(GraphSchedulers, OnAStaticGraphSilenceIsTheGraphs) {
+  // Discrete averaging on a ring of 40 with values 0 and 31 ends balanced edge by edge: values
+  // that differ by 2 or more may remain, on agents that are not neighbours. The population-level
+  // silence would never come; the graph's does, and then no edge can change any more.
+  const Protocol p = averaging(32);
+  for (auto kind : {SchedulerKind::sequential_graph, SchedulerKind::lock_neighbourhood, SchedulerKind::lock_pair}) {
+    RunConfig c = on_graph(kind, 3, 40);
+    c.scenario.topology.kind = lmx::sim::TopologyKind::ring;
+    c.max_time = 20000;
+    const Result r = run(p, c);
+    ASSERT_TRUE(r.converged) << to_string(kind);
+    std::uint64_t sum = 0, initial_sum = 0;
+    for (std::size_t s = 0; s < r.final_counts.size(); ++s)
+      sum += s * r.final_counts[s], initial_sum += s * r.initial_counts[s];
+    EXPECT_EQ(sum, initial_sum) << "averaging keeps the sum";
+  }
+}
+
 TEST(LockSchedulers, LockPairLocksOnlyThePairAndPassesP3) {
   const Protocol p = load_protocol("epidemic");
   RunConfig c = on_graph(SchedulerKind::lock_pair, 4, 64);
@@ -313,6 +331,23 @@ TEST(IsolationMonitor, FiresWhenAnAgentInteractsOutsideTheLock) {
   EXPECT_NE(broken.violations.front().detail.find("not in the initiator's lock set"), std::string::npos)
       << broken.violations.front().detail;
   EXPECT_EQ(broken.run_summary["violations"].size(), broken.violations.size());
+}
+
+TEST(IsolationMonitor, AnEdgeCutEndsThePartnersPartInAnInteraction) {
+  // On a mobility graph a partner may move away while its initiator still holds the lock: its
+  // CleanUp releases it, and another initiator may lock it before the first one calls Unlock. That
+  // is no breach (the paper's lock set is of connected neighbours). Seed 11 did this at round 1280
+  // in a monitor that kept the partner busy until the Unlock call.
+  const Protocol p = load_protocol("approximate-majority");
+  for (std::uint64_t seed : {11, 12, 13, 14}) {
+    RunConfig c;
+    c.scheduler = SchedulerKind::lock_pair;
+    c.seed = seed;
+    c.agents = 65;
+    const Result r = run(p, c);
+    EXPECT_TRUE(r.violations.empty()) << seed << ": " << r.violations.front().detail;
+    EXPECT_TRUE(r.converged) << seed;
+  }
 }
 
 TEST(LockSchedulers, InteractionsAreTraceLines) {

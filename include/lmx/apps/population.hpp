@@ -147,8 +147,13 @@ struct RunConfig {
   SchedulerKind scheduler = SchedulerKind::sequential;
   std::uint64_t agents = 0;  ///< 0: the protocol's
   std::uint64_t seed = 1;
-  /// The graph, engine and adversary of the graph schedulers (`lmx run`'s scenario; nodes = agents).
-  sim::Scenario scenario;
+  /// The graph, engine and adversary of the graph schedulers (`lmx run`'s scenario; nodes = agents),
+  /// with a long run: the stop condition or max_time ends it first.
+  sim::Scenario scenario = [] {
+    sim::Scenario s;
+    s.rounds = 1000000;
+    return s;
+  }();
   /// The longest run, in parallel time (interactions per agent).
   double max_time = 10000;
   /// A history row every this much parallel time (0: none).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "lmx/apps/population.hpp"
@@ -20,6 +21,48 @@ namespace {
 
 constexpr std::array<std::string_view, 4> scheduler_words = {"sequential", "sequential-graph", "lock-neighbourhood",
                                                              "lock-pair"};
+
+/// Silence on a graph that stays put: no edge joins two agents whose pair, in either order, has a
+/// rule that changes them. Kept as the number of such edges, updated over the two agents' edges at
+/// each interaction. On a static graph it is absorbing, and it comes earlier than the census's
+/// population-level silence, which needs every pair of present states to be null (discrete
+/// averaging on a grid ends balanced edge by edge, with values 14, 15 and 16 left far apart).
+class EdgeSilence {
+ public:
+  EdgeSilence(const sim::Engine& e, const Protocol& p, unsigned delta, const std::vector<AgentState>& agents)
+      : e_(e), s_(p.states.size()), delta_(delta), agents_(agents) {
+    changes_.assign(s_ * s_, false);
+    for (std::size_t a = 0; a < s_; ++a)
+      for (std::size_t b = 0; b < s_; ++b)
+        changes_[a * s_ + b] = p.changes(AgentState(a), AgentState(b)) || p.changes(AgentState(b), AgentState(a));
+    for (NodeId u = 0; u < agents.size(); ++u)
+      for (unsigned port = 1; port <= delta_; ++port) {
+        const NodeId v = e_.far_end(u, static_cast<core::Port>(port)).node;
+        if (v != no_node && u < v) active_ += active(u, v);
+      }
+  }
+  /// Around an interaction of u and v: before() with the old states, after() with the new.
+  void before(NodeId u, NodeId v) { each_edge(u, v, [this](NodeId x, NodeId w) { active_ -= active(x, w); }); }
+  void after(NodeId u, NodeId v) { each_edge(u, v, [this](NodeId x, NodeId w) { active_ += active(x, w); }); }
+  [[nodiscard]] bool silent() const { return active_ == 0; }
+
+ private:
+  [[nodiscard]] std::uint64_t active(NodeId x, NodeId w) const { return changes_[agents_[x] * s_ + agents_[w]]; }
+  template <class F>
+  void each_edge(NodeId u, NodeId v, F f) const {
+    for (NodeId x : {u, v})
+      for (unsigned port = 1; port <= delta_; ++port) {
+        const NodeId w = e_.far_end(x, static_cast<core::Port>(port)).node;
+        if (w != no_node && !(x == v && w == u)) f(x, w);
+      }
+  }
+  const sim::Engine& e_;
+  std::size_t s_;
+  unsigned delta_;
+  const std::vector<AgentState>& agents_;
+  std::vector<bool> changes_;
+  std::uint64_t active_ = 0;
+};
 
 /// The population's counts per state and the stop condition, kept up to date per interaction.
 /// Consensus is a count of distinct outputs; silence (no present pair has a rule that changes it)
@@ -68,6 +111,7 @@ class Census {
         return false;
       }
       case StopCondition::Kind::silent:
+        if (graph_) return graph_->silent();
         if (dirty_) silent_ = compute_silent(), dirty_ = false;
         return silent_;
     }
@@ -75,6 +119,8 @@ class Census {
   }
   [[nodiscard]] const std::vector<std::uint64_t>& counts() const { return counts_; }
   [[nodiscard]] bool consensus() const { return distinct_ == 1; }
+  /// On a graph that stays put, "silent" is the graph's (EdgeSilence), not the population's.
+  void use_graph_silence(const EdgeSilence* graph) { graph_ = graph; }
 
  private:
   bool compute_silent() const {
@@ -93,7 +139,12 @@ class Census {
   unsigned distinct_ = 0;
   std::vector<bool> changes_;
   bool dirty_ = true, silent_ = false;
+  const EdgeSilence* graph_ = nullptr;
 };
+
+bool graph_stays_put(const sim::Scenario& s) {
+  return s.topology.kind != sim::TopologyKind::mobility && s.dynamics.kind == sim::DynamicsKind::static_graph;
+}
 
 /// One interaction's outcome from the table (a randomised pair draws from `rng`).
 inline std::pair<AgentState, AgentState> interact(const Protocol& p, const std::uint32_t* table, std::size_t s,
@@ -117,6 +168,23 @@ std::vector<AgentState> place(const std::vector<std::uint64_t>& counts, std::uin
   for (std::size_t s = 0; s < counts.size(); ++s) agents.insert(agents.end(), counts[s], static_cast<AgentState>(s));
   for (std::uint64_t i = n; i > 1; --i) std::swap(agents[i - 1], agents[rng.below(static_cast<std::uint32_t>(i))]);
   return agents;
+}
+
+/// The trace's first application line: the protocol and every agent's initial state, so that a
+/// reader (the viewer) can follow each agent's state through the interaction lines.
+void trace_agents(sim::Engine& e, const Protocol& p, const std::vector<AgentState>& agents, bool tracing) {
+  if (!tracing) return;
+  json initial = json::array();
+  for (AgentState a : agents) initial.push_back(a);
+  e.trace_line("agents", {{"protocol", p.name}, {"states", p.states}, {"initial", std::move(initial)}});
+}
+/// An interaction line: the two agents and their states before and after.
+void trace_interaction(sim::Engine& e, const Protocol& p, NodeId u, NodeId v, AgentState a, AgentState b,
+                       AgentState c, AgentState d) {
+  e.trace_line("interact", {{"initiator", u},
+                            {"responder", v},
+                            {"before", {p.states[a], p.states[b]}},
+                            {"after", {p.states[c], p.states[d]}}});
 }
 
 /// Samples the history every `every` interactions.
@@ -216,6 +284,9 @@ void run_sequential_graph(const Protocol& p, const RunConfig& cfg, Result& r) {
   sim::Rng rng(cfg.seed, sim::agent_stream), outcome_rng(cfg.seed, sim::application_stream);
   std::vector<AgentState> agents = place(r.initial_counts, n, rng);
   Census census(p, r.initial_counts);
+  std::optional<EdgeSilence> edges;
+  if (graph_stays_put(sc)) edges.emplace(*engine, p, sc.delta, agents), census.use_graph_silence(&*edges);
+  trace_agents(*engine, p, agents, cfg.trace != nullptr);
   Sampler sampler{cfg.history_every > 0 ? std::max<std::uint64_t>(1, std::uint64_t(cfg.history_every * double(n))) : 0};
   sampler.maybe(r, census, 0, 0, true);
   const auto limit = static_cast<std::uint64_t>(std::min(cfg.max_time * double(n), 1.8e19));
@@ -246,8 +317,11 @@ void run_sequential_graph(const Protocol& p, const RunConfig& cfg, Result& r) {
       ++done;
       const AgentState a = agents[u], b = agents[l.node];
       const auto [c, d] = interact(p, table, s, a, b, outcome_rng);
+      if (cfg.trace) trace_interaction(*engine, p, u, l.node, a, b, c, d);
       if (c == a && d == b) continue;
+      if (edges) edges->before(u, l.node);
       agents[u] = c, agents[l.node] = d;
+      if (edges) edges->after(u, l.node);
       census.move(a, c), census.move(b, d);
       ++effective;
       if (census.holds()) {
@@ -289,8 +363,13 @@ class LockDriver final : public sim::LockListener {
         cfg.history_every > 0 ? std::max<std::uint64_t>(1, std::uint64_t(cfg.history_every * double(r.agents))) : 0;
     limit_ = static_cast<std::uint64_t>(std::min(cfg.max_time * double(r.agents), 1.8e19));
   }
-  void attach(sim::Engine& e) { engine_ = &e; }
+  void attach(sim::Engine& e, bool static_graph) {
+    engine_ = &e;
+    if (static_graph)
+      edges_.emplace(e, p_, cfg_.scenario.delta, agents_), census_.use_graph_silence(&*edges_);
+  }
   void start() {
+    trace_agents(*engine_, p_, agents_, cfg_.trace != nullptr);
     sampler_.maybe(r_, census_, 0, 0, true);
     r_.converged = census_.holds();
     if (r_.converged) return engine_->end_run();
@@ -323,13 +402,12 @@ class LockDriver final : public sim::LockListener {
     check_isolation(e, u, v, l.port);
     const AgentState a = agents_[u], b = agents_[v];
     const auto [c, d] = interact(p_, p_.table().data(), p_.states.size(), a, b, rng_);
+    if (edges_) edges_->before(u, v);
     agents_[u] = c, agents_[v] = d;
+    if (edges_) edges_->after(u, v);
     busy_[u] = busy_[v] = u, partner_[u] = v;
     ++r_.interactions;
-    e.trace_line("interact", {{"initiator", u},
-                              {"responder", v},
-                              {"before", {p_.states[a], p_.states[b]}},
-                              {"after", {p_.states[c], p_.states[d]}}});
+    if (cfg_.trace) trace_interaction(e, p_, u, v, a, b, c, d);
     if (c != a || d != b) {
       census_.move(a, c), census_.move(b, d);
       ++r_.effective_interactions;
@@ -379,12 +457,21 @@ class LockDriver final : public sim::LockListener {
                 (nv.lock_port == core::no_port ? std::string("none") : std::to_string(nv.lock_port)) + ", not " +
                 std::to_string(v_port) + ")";
     for (NodeId x : {u, v})
-      if (busy_[x] != no_node)
+      if (busy_[x] != no_node && busy_[x] != u && still_held(e, x, busy_[x]))
         problem =
             "agent " + std::to_string(x) + " is already in the interaction initiated by " + std::to_string(busy_[x]);
     if (!problem.empty())
       e.report("isolation", {u, v},
                "interaction of " + std::to_string(u) + " with " + std::to_string(v) + ": " + problem);
+  }
+
+  /// Whether x is still in the lock set of w, whose interaction it was in: its lock names its port
+  /// to w. An edge cut ends x's part in w's interaction (x's CleanUp releases the lock, and x may
+  /// then be locked by another initiator, as the paper's lock set is of connected neighbours).
+  [[nodiscard]] bool still_held(const sim::Engine& e, NodeId x, NodeId w) const {
+    const core::Port lock = e.node(x).lock_port;
+    if (x == w) return lock == core::self_port;
+    return lock != core::no_port && lock != core::self_port && e.far_end(x, lock).node == w;
   }
 
   const Protocol& p_;
@@ -397,6 +484,7 @@ class LockDriver final : public sim::LockListener {
   std::vector<NodeId> busy_;     ///< per agent: the initiator of the interaction it is in
   std::vector<NodeId> partner_;  ///< per initiator: its partner in the open interaction
   sim::Engine* engine_ = nullptr;
+  std::optional<EdgeSilence> edges_;
   Sampler sampler_;
   std::uint64_t limit_ = 0;
   bool ended_ = false;
@@ -414,7 +502,7 @@ void run_locked(const Protocol& p, const RunConfig& cfg, Result& r) {
   opt.stop = cfg.stop;
   opt.listener = &driver;
   auto engine = sim::make_engine(sc, opt);
-  driver.attach(*engine);
+  driver.attach(*engine, graph_stays_put(sc));
   driver.start();
   while (engine->step()) {
   }
