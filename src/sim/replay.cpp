@@ -42,6 +42,11 @@ ReplayReport replay_run(std::istream& in, const std::string& name) {
   ReplayReport report;
   trace::Reader reader(in, name);
   const auto& header = reader.header();
+  if (header["source"] == "pp")
+    reader.fail(1,
+                "a population-protocol trace (source \"pp\"): its Lock calls come from the protocol's run, which "
+                "lmx replay does not re-run; lmx pp run with the same protocol, scheduler, scenario and seed "
+                "reproduces it");
   if (header["source"] != "run")
     reader.fail(1, "a trace from source " + lmx::trace::json_excerpt(header["source"]) +
                        " is re-executed on the core (lmx check --replay), not re-run");

@@ -66,6 +66,27 @@ TEST(PpCli, BadInputIsOneErrorLineAndExitTwo) {
   EXPECT_EQ(lmx::test::read_file(bad).rfind("states", 0), 0u);
 }
 
+TEST(PpCli, ReportAndTraceOfAGraphRunAndWhatReplaySaysOfThem) {
+  lmx::test::ScratchDir dir("pp-report");
+  const std::string trace = dir.file("t.jsonl"), report = dir.file("r.html");
+  const auto r = run_lmx(
+      "pp run epidemic --scheduler lock-pair --set agents=30 --set delta=4 --set topology.kind=regular "
+      "--trace " +
+      trace + " --report " + report);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string html = lmx::test::read_file(report);
+  EXPECT_NE(html.find("\"population\""), std::string::npos) << "the report carries the population figures";
+  const std::string lines = lmx::test::read_file(trace);
+  EXPECT_NE(lines.find("{\"ev\":\"agents\""), std::string::npos);
+  EXPECT_NE(lines.find("{\"ev\":\"interact\""), std::string::npos);
+  const auto replay = run_lmx("replay " + trace);
+  EXPECT_EQ(replay.exit_code, 2);
+  EXPECT_NE(replay.out.find("a population-protocol trace"), std::string::npos) << replay.out;
+  const auto sequential = run_lmx("pp run epidemic --report " + dir.file("s.html"));
+  EXPECT_EQ(sequential.exit_code, 2);
+  EXPECT_NE(sequential.out.find("--history"), std::string::npos) << sequential.out;
+}
+
 TEST(PpCli, HistoryIsACsvOfCountsThatSumToTheAgents) {
   lmx::test::ScratchDir dir("pp-history");
   const std::string csv = dir.file("h.csv");

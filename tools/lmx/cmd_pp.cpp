@@ -11,6 +11,7 @@
 #include "lmx/apps/population.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "output.hpp"
+#include "report.hpp"
 
 namespace {
 using nlohmann::json;
@@ -19,6 +20,7 @@ using lmx::apps::pp::load_protocol;
 using lmx::apps::pp::Protocol;
 using lmx::apps::pp::protocol_from_toml;
 using lmx::apps::pp::ProtocolError;
+using lmx::apps::pp::report_json;
 using lmx::apps::pp::Result;
 using lmx::apps::pp::RunConfig;
 using lmx::apps::pp::scheduler_from_word;
@@ -38,6 +40,7 @@ struct PpArgs {
   std::optional<std::uint64_t> seed;
   std::string trace;
   std::string history;
+  std::string report;
   bool json = false;
 };
 
@@ -179,6 +182,8 @@ const lmx::cli::Register pp_command{
        run->add_option("--trace", a.trace, "Lock schedulers: write the lmx-trace/1 trace, with interaction lines");
        run->add_option("--history", a.history, "Write the state counts over time as CSV to FILE");
        run->add_flag("--json", a.json, "Print one JSON object (docs/population.md)");
+       run->add_option("--report", a.report,
+                       "Graph schedulers: write the HTML run report, with the state counts over time, to FILE");
        run->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = seed;
          Loaded l = load(a);
@@ -186,6 +191,14 @@ const lmx::cli::Register pp_command{
          lmx::cli::refuse_overwriting_inputs("--trace", a.trace, inputs);
          lmx::cli::refuse_overwriting_inputs("--history", a.history, inputs);
          lmx::cli::refuse_overwriting_inputs("--history", a.history, {a.trace});
+         lmx::cli::refuse_overwriting_inputs("--report", a.report, inputs);
+         lmx::cli::refuse_overwriting_inputs("--report", a.report, {a.trace, a.history});
+         if (!a.report.empty() && l.config.scheduler == SchedulerKind::sequential)
+           throw Failure(
+               "--report: the sequential scheduler on the complete graph has no network run to report (--history "
+               "FILE.csv gives its counts over time)");
+         // The report plots the counts over time: four samples per unit of parallel time unless told otherwise.
+         if (!a.report.empty() && l.config.history_every == 0) l.config.history_every = 0.25;
          if (!a.trace.empty() && (l.config.scheduler == SchedulerKind::sequential))
            throw Failure(
                "--trace: the sequential scheduler on the complete graph writes no trace (a graph scheduler does)");
@@ -208,6 +221,16 @@ const lmx::cli::Register pp_command{
            history_file->commit();
          }
          const json j = to_json(l.protocol, r);
+         if (!a.report.empty()) {
+           json summary = r.run_summary;
+           summary["population"] = report_json(l.protocol, r);
+           try {
+             lmx::report::write_report(
+                 summary, a.trace.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.trace), a.report);
+           } catch (const lmx::report::Error& e) {
+             throw Failure(e.what());
+           }
+         }
          lmx::cli::print_stdout(a.json ? j.dump() + "\n" : summary_text(l.protocol, r, j));
          if (!r.violations.empty()) exit_code = 1;
          if (r.interrupted) exit_code = lmx::cli::interrupted_exit_code;

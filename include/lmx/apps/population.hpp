@@ -205,6 +205,9 @@ Result run(const Protocol& protocol, const RunConfig& config);
 
 /// The `lmx pp run --json` object (docs/population.md, "Results").
 nlohmann::json to_json(const Protocol& protocol, const Result& r);
+/// The population part of a run report (docs/population.md, "Reports"): the summary's figures,
+/// the state names and the history as columns {parallel_time: [...], round: [...], counts: {state: [...]}}.
+nlohmann::json report_json(const Protocol& protocol, const Result& r);
 /// The history as CSV: parallel_time,interactions,round,<state>... (one row per sample).
 void write_history_csv(std::ostream& out, const Protocol& protocol, const Result& r);
 

@@ -42,8 +42,12 @@ class EdgeSilence {
       }
   }
   /// Around an interaction of u and v: before() with the old states, after() with the new.
-  void before(NodeId u, NodeId v) { each_edge(u, v, [this](NodeId x, NodeId w) { active_ -= active(x, w); }); }
-  void after(NodeId u, NodeId v) { each_edge(u, v, [this](NodeId x, NodeId w) { active_ += active(x, w); }); }
+  void before(NodeId u, NodeId v) {
+    each_edge(u, v, [this](NodeId x, NodeId w) { active_ -= active(x, w); });
+  }
+  void after(NodeId u, NodeId v) {
+    each_edge(u, v, [this](NodeId x, NodeId w) { active_ += active(x, w); });
+  }
   [[nodiscard]] bool silent() const { return active_ == 0; }
 
  private:
@@ -179,8 +183,8 @@ void trace_agents(sim::Engine& e, const Protocol& p, const std::vector<AgentStat
   e.trace_line("agents", {{"protocol", p.name}, {"states", p.states}, {"initial", std::move(initial)}});
 }
 /// An interaction line: the two agents and their states before and after.
-void trace_interaction(sim::Engine& e, const Protocol& p, NodeId u, NodeId v, AgentState a, AgentState b,
-                       AgentState c, AgentState d) {
+void trace_interaction(sim::Engine& e, const Protocol& p, NodeId u, NodeId v, AgentState a, AgentState b, AgentState c,
+                       AgentState d) {
   e.trace_line("interact", {{"initiator", u},
                             {"responder", v},
                             {"before", {p.states[a], p.states[b]}},
@@ -365,8 +369,7 @@ class LockDriver final : public sim::LockListener {
   }
   void attach(sim::Engine& e, bool static_graph) {
     engine_ = &e;
-    if (static_graph)
-      edges_.emplace(e, p_, cfg_.scenario.delta, agents_), census_.use_graph_silence(&*edges_);
+    if (static_graph) edges_.emplace(e, p_, cfg_.scenario.delta, agents_), census_.use_graph_silence(&*edges_);
   }
   void start() {
     trace_agents(*engine_, p_, agents_, cfg_.trace != nullptr);
@@ -592,6 +595,22 @@ json to_json(const Protocol& p, const Result& r) {
     v.push_back({{"property", x.property}, {"round", x.round}, {"nodes", x.nodes}, {"detail", x.detail}});
   j["violations"] = v;
   if (!r.run_summary.is_null()) j["run"] = r.run_summary;
+  return j;
+}
+
+json report_json(const Protocol& p, const Result& r) {
+  json j = to_json(p, r);
+  j.erase("run");
+  j.erase("violations");
+  j["states"] = p.states;
+  json times = json::array(), rounds = json::array(), counts = json::object();
+  for (const auto& s : p.states) counts[s] = json::array();
+  for (const HistoryRow& row : r.history) {
+    times.push_back(row.parallel_time);
+    rounds.push_back(row.round);
+    for (std::size_t s = 0; s < p.states.size(); ++s) counts[p.states[s]].push_back(row.counts[s]);
+  }
+  j["history"] = {{"parallel_time", times}, {"round", rounds}, {"counts", counts}};
   return j;
 }
 
