@@ -302,6 +302,7 @@ void run_sequential_graph(const Protocol& p, const RunConfig& cfg, Result& r) {
   std::uint64_t done = 0, effective = 0;
   r.converged = census.holds();
   double round = 0;
+  std::uint64_t round_start = 0;  // interactions before the current round
   while (!r.converged && done < limit) {
     // A uniform edge of the current graph: a uniform (node, port) slot holding an edge; each edge
     // has two slots, so each is drawn with the same probability, in either orientation. A round
@@ -339,11 +340,12 @@ void run_sequential_graph(const Protocol& p, const RunConfig& cfg, Result& r) {
       r.interrupted = engine->now() < double(sc.rounds) && cfg.stop && cfg.stop->load();
       break;
     }
-    round = engine->now();
+    round = engine->now(), round_start = done;
   }
   engine->end_run();
   r.run_summary = engine->finish();
-  r.rounds = round;
+  // The last round counts for the share of its interactions that ran before the stop.
+  r.rounds = round + double(done - round_start) / double(per_round);
   r.interactions = done, r.effective_interactions = effective;
   r.final_counts = census.counts();
   r.violations = engine->violations();
