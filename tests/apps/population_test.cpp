@@ -101,6 +101,7 @@ TEST(ProtocolFile, EveryProblemIsOneLineNamingIt) {
        },
        "must be a string of 1 to 32 characters"},
       {"symmetric type", [](json& j) { j["symmetric"] = "yes"; }, "key 'symmetric' must be true or false"},
+      {"group", [](json& j) { j["group"] = "all"; }, "key 'group' must be \"one\""},
       {"symmetric conflict",
        [](json& j) {
          j["symmetric"] = true;
@@ -315,6 +316,28 @@ TEST(LockSchedulers, TheSubsetLockMakesRoomForMoreInteractionsPerRound) {
   ASSERT_GT(whole.rounds, 0);
   ASSERT_GT(pair.rounds, 0);
   EXPECT_GT(double(pair.interactions) / pair.rounds, double(whole.interactions) / whole.rounds);
+}
+
+TEST(LockSchedulers, TheGroupRuleEachInteractsWithEveryLockedNeighbour) {
+  json j = {{"states", {"I", "S"}},
+            {"initial", {{"I", 1}, {"S", 63}}},
+            {"symmetric", true},
+            {"rules", {"I, S -> I, I"}},
+            {"stop", "count(S) == 0"}};
+  Protocol p = protocol_from_json(j, "p.toml");
+  RunConfig c = on_graph(SchedulerKind::lock_neighbourhood, 5, 64);
+  const Result one = run(p, c);
+  EXPECT_EQ(one.interactions, one.lock_cycles - one.no_partner) << "one interaction per lock with a partner";
+  j["group"] = "each";
+  p = protocol_from_json(j, "p.toml");
+  const Result each = run(p, c);
+  ASSERT_TRUE(each.converged);
+  EXPECT_TRUE(each.violations.empty()) << each.violations.front().detail;
+  EXPECT_GT(each.interactions, 2 * (each.lock_cycles - each.no_partner)) << "a grid's locks hold 2 to 4 neighbours";
+  EXPECT_LT(each.rounds, one.rounds) << "infecting a whole neighbourhood per lock spreads faster";
+  c.scheduler = SchedulerKind::lock_pair;  // a pair has one partner: the group rule changes nothing
+  const Result pair = run(p, c);
+  EXPECT_EQ(pair.interactions, pair.lock_cycles - pair.no_partner);
 }
 
 TEST(IsolationMonitor, FiresWhenAnAgentInteractsOutsideTheLock) {

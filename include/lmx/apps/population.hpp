@@ -60,6 +60,12 @@ struct StopCondition {
   std::string text = "silent";  ///< as written
 };
 
+/// How an agent that locked its neighbourhood interacts (the paper's generalisation, Section 6: "one
+/// could even generalize the usual pairwise interactions to interactions among the full group of
+/// locked neighbors"): with one locked neighbour chosen at random, or with each of them in a random
+/// order inside the one critical section. Only the lock-neighbourhood scheduler has groups.
+enum class GroupRule : std::uint8_t { one, each };
+
 /// A population protocol. Build one from a file (protocol_from_toml_file) or in code
 /// (Protocol::from_function, for protocols with many states).
 class Protocol {
@@ -73,6 +79,7 @@ class Protocol {
   bool initial_counts = false;
   std::uint64_t agents = 1000;  ///< the population size a run uses unless told otherwise
   bool symmetric = false;       ///< each rule A,B -> C,D also gives B,A -> D,C
+  GroupRule group = GroupRule::one;
   StopCondition stop;
 
   /// The outcomes of the ordered pair (a, b); empty: the pair does not change (a null rule).

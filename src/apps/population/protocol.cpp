@@ -213,11 +213,12 @@ Protocol averaging(unsigned levels) {
 Protocol protocol_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw ProtocolError(where + ": a protocol is a table of keys");
   static const std::set<std::string> known = {"name",      "description", "states", "agents", "initial",
-                                              "symmetric", "rules",       "output", "stop"};
+                                              "symmetric", "group",       "rules",  "output", "stop"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
-      throw ProtocolError(where + ": unknown key " + in_quotes(key) +
-                          " (known: name, description, states, agents, initial, symmetric, rules, output, stop)");
+      throw ProtocolError(
+          where + ": unknown key " + in_quotes(key) +
+          " (known: name, description, states, agents, initial, symmetric, group, rules, output, stop)");
   Protocol p;
   auto str = [&](const char* key, std::string fallback) {
     if (!j.contains(key)) return fallback;
@@ -246,6 +247,19 @@ Protocol protocol_from_json(const json& j, const std::string& where) {
   if (j.contains("symmetric")) {
     if (!j["symmetric"].is_boolean()) throw ProtocolError(where + ": key 'symmetric' must be true or false");
     p.symmetric = j["symmetric"].get<bool>();
+  }
+
+  if (j.contains("group")) {
+    const json& g = j["group"];
+    if (g == "one")
+      p.group = GroupRule::one;
+    else if (g == "each")
+      p.group = GroupRule::each;
+    else
+      throw ProtocolError(where +
+                          ": key 'group' must be \"one\" (one locked neighbour) or \"each\" (every locked "
+                          "neighbour, lock-neighbourhood only), got " +
+                          sim::printable(g.dump()));
   }
 
   // initial: counts (integers) or fractions summing to 1.
@@ -396,8 +410,10 @@ json Protocol::to_json() const {
     if (initial[i] > 0) init[states[i]] = initial[i];
   json out = json::object();
   for (unsigned i = 0; i < s; ++i) out[states[i]] = outputs[i];
-  return {{"name", name},   {"states", states}, {"agents", agents}, {"initial", init},
-          {"rules", rules}, {"output", out},    {"stop", stop.text}};
+  return {{"name", name},     {"group", group == GroupRule::each ? "each" : "one"},
+          {"states", states}, {"agents", agents},
+          {"initial", init},  {"rules", rules},
+          {"output", out},    {"stop", stop.text}};
 }
 
 }  // namespace lmx::apps::pp

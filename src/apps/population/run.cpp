@@ -363,6 +363,7 @@ class LockDriver final : public sim::LockListener {
         census_(census),
         rng_(cfg.seed, sim::application_stream),
         pair_(cfg.scheduler == SchedulerKind::lock_pair),
+        group_each_(cfg.scheduler == SchedulerKind::lock_neighbourhood && p.group == GroupRule::each),
         busy_(r.agents, no_node),
         partner_(r.agents, no_node) {
     sampler_.every =
@@ -391,17 +392,30 @@ class LockDriver final : public sim::LockListener {
       e.request_unlock(u);
       return;
     }
-    // A uniformly random locked neighbour (the application's choice; any would do).
-    unsigned pick = rng_.below(static_cast<std::uint32_t>(std::popcount(partners)));
-    std::uint64_t rest = partners;
-    while (pick--) rest &= rest - 1;
-    const auto port = static_cast<core::Port>(std::countr_zero(rest));
+    // A uniformly random locked neighbour (the application's choice; any would do), or, with the
+    // protocol's group rule "each" under lock-neighbourhood, every locked neighbour in a random
+    // order, all inside the one critical section.
+    std::array<core::Port, 64> order{};
+    unsigned count = 0;
+    for (std::uint64_t rest = partners; rest; rest &= rest - 1)
+      order[count++] = static_cast<core::Port>(std::countr_zero(rest));
+    if (!group_each_) {
+      order[0] = order[rng_.below(count)], count = 1;
+    } else {
+      for (unsigned i = count; i > 1; --i) std::swap(order[i - 1], order[rng_.below(i)]);
+    }
+    for (unsigned i = 0; i < count && !r_.converged; ++i) interact_with(e, u, order[i]);
+    sampler_.maybe(r_, census_, r_.interactions, e.now());
+    if (r_.converged || r_.interactions >= limit_) ended_ = true, e.end_run();
+    e.request_unlock(u);
+  }
+  /// One interaction of u with the agent on its locked port.
+  void interact_with(sim::Engine& e, NodeId u, core::Port port) {
     const sim::Link l = e.far_end(u, port);
     const NodeId v = l.node;
     if (v == no_node) {  // P3 says a returned port holds an edge; report rather than crash
       e.report("isolation", {u},
                "node " + std::to_string(u) + "'s lock returned port " + std::to_string(port) + ", which holds no edge");
-      e.request_unlock(u);
       return;
     }
     check_isolation(e, u, v, l.port);
@@ -418,9 +432,6 @@ class LockDriver final : public sim::LockListener {
       ++r_.effective_interactions;
       if (census_.holds()) r_.converged = true;
     }
-    sampler_.maybe(r_, census_, r_.interactions, e.now());
-    if (r_.converged || r_.interactions >= limit_) ended_ = true, e.end_run();
-    e.request_unlock(u);
   }
   void unlock_called(NodeId u) override {
     if (partner_[u] != no_node) busy_[partner_[u]] = no_node, partner_[u] = no_node;
@@ -486,6 +497,7 @@ class LockDriver final : public sim::LockListener {
   Census& census_;
   sim::Rng rng_;
   bool pair_;
+  bool group_each_;              ///< lock-neighbourhood with the protocol's group rule "each"
   std::vector<NodeId> busy_;     ///< per agent: the initiator of the interaction it is in
   std::vector<NodeId> partner_;  ///< per initiator: its partner in the open interaction
   sim::Engine* engine_ = nullptr;
