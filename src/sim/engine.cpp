@@ -563,7 +563,9 @@ class EngineImpl final : public Engine {
          static_cast<std::uint32_t>(requested == protocol_.all_ports() ? 0 : requested.bits())});
     if (trace_.enabled())
       trace_.call(u, op, ok,
-                  requested.empty() || requested == protocol_.all_ports() ? std::nullopt : std::optional(requested));
+                  requested.empty() || requested == protocol_.all_ports()
+                      ? std::nullopt
+                      : std::optional(requested - Ports::of(core::self_port)));
   }
   /// The ports u's Lock call asks for: all of them, unless the application chose a subset.
   [[nodiscard]] Ports lock_request(NodeId u) const {

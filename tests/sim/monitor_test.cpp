@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <sstream>
 
 #include "lmx/sim/simulation.hpp"
 
@@ -245,6 +247,45 @@ TEST(P7, ContentionPastTheHorizonFailsAndPendingRequestsAreListed) {
   }
   // Latencies with the pending requests counted at their age are at least the completed ones'.
   EXPECT_GE(r["latency_rounds_with_pending"]["max"].get<double>(), pending["age_rounds"]["max"].get<double>());
+}
+
+}  // namespace
+}  // namespace lmx::sim
+
+namespace lmx::sim {
+namespace {
+
+TEST(SubsetLock, LocksOnlyTheRequestedPortsAndP3ExpectsExactlyThose) {
+  // Node 1 in the middle of a path 0 - 1 - 2 locks only the port to node 2 (population
+  // protocols' lock-pair): CheckDone returns {0, that port}, node 0 stays free, and P3 (which
+  // expects port 0 plus the requested persistent neighbours) stays quiet.
+  for (const auto variant : {core::Variant::paper, core::Variant::repaired, core::Variant::fast}) {
+    Scenario s = manual({{0, 1}, {1, 2}}, 3);
+    s.variant = variant;
+    std::ostringstream trace;
+    lmx::sim::RunOptions o;
+    o.trace = &trace;
+    auto e = make_engine(s, o);
+    core::Port to_2 = 0;
+    for (core::Port p = 1; p <= 4; ++p)
+      if (e->far_end(1, p).node == 2) to_2 = p;
+    ASSERT_NE(to_2, 0);
+    ASSERT_TRUE(e->request_lock(1, std::uint64_t{1} << to_2));
+    ASSERT_TRUE(step_until(*e, [&] { return e->node(1).state == InitiatorState::locked; }));
+    EXPECT_EQ(e->node(1).lock_set, (std::uint64_t{1} << to_2) | 1u) << core::to_string(variant);
+    EXPECT_EQ(e->node(0).lock_port, core::no_port) << "node 0 was not asked";
+    EXPECT_EQ(e->node(2).lock_port, e->far_end(1, to_2).port);
+    EXPECT_TRUE(e->violations().empty()) << e->violations().front().detail;
+    EXPECT_NE(trace.str().find("\"requested\":[" + std::to_string(to_2) + "]"), std::string::npos)
+        << "the call line names the requested ports";
+    // A full Lock afterwards asks every neighbour again.
+    ASSERT_TRUE(e->request_unlock(1));
+    ASSERT_TRUE(step_until(*e, [&] { return e->node(1).state == InitiatorState::idle; }));
+    ASSERT_TRUE(e->request_lock(1));
+    ASSERT_TRUE(step_until(*e, [&] { return e->node(1).state == InitiatorState::locked; }));
+    EXPECT_EQ(std::popcount(e->node(1).lock_set), 3);
+    EXPECT_TRUE(e->violations().empty());
+  }
 }
 
 }  // namespace
