@@ -3,6 +3,7 @@
 // schedulers and on lmx locks (docs/population.md).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -119,7 +120,7 @@ Loaded load(const PpArgs& a) {
       throw Failure(e.what());
     }
   }
-  if (!(c.max_time > 0)) throw Failure("--set max_time: must be > 0");
+  if (!(c.max_time > 0) || !std::isfinite(c.max_time)) throw Failure("--set max_time: must be a finite number > 0");
   if (!(c.history_every >= 0)) throw Failure("--set history_every: must be >= 0");
   if (!(c.interactions_per_round > 0)) throw Failure("--set interactions_per_round: must be > 0");
   return l;
@@ -202,6 +203,17 @@ const lmx::cli::Register pp_command{
          if (!a.trace.empty() && (l.config.scheduler == SchedulerKind::sequential))
            throw Failure(
                "--trace: the sequential scheduler on the complete graph writes no trace (a graph scheduler does)");
+         // A run that cannot fit is refused before anything is allocated: a byte per agent for the
+         // sequential scheduler; the engine's estimate plus the driver's 9 bytes per agent on a graph.
+         const std::uint64_t need =
+             l.config.scheduler == SchedulerKind::sequential
+                 ? l.config.agents
+                 : lmx::sim::estimate_memory_bytes(l.config.scenario, !a.trace.empty()) + 9 * l.config.agents;
+         if (const std::uint64_t have = lmx::cli::machine_memory_bytes(); have && need > have)
+           throw Failure(
+               fmt::format("the run needs about {:.1f} GiB of memory (estimated), more than this machine's "
+                           "{:.1f} GiB; fewer agents would fit",
+                           double(need) / double(1ull << 30), double(have) / double(1ull << 30)));
          lmx::cli::InterruptGuard interrupt;
          std::optional<lmx::cli::OutputFile> trace_file, history_file;
          if (!a.trace.empty()) trace_file.emplace(a.trace), l.config.trace = &trace_file->stream();
