@@ -14,7 +14,26 @@ namespace lmx::sweep {
 
 using nlohmann::json;
 
+namespace {
+
+/// A population point: `lmx pp run`'s result object, or nothing when the stop cut the run short.
+std::optional<json> run_population_point(const Point& point, const PopulationRun& run, const std::atomic<bool>& stop) {
+  apps::pp::Result result;
+  try {
+    result = apps::pp::run(*run.protocol, run.config(point.scenario, point.seed, &stop));
+  } catch (const apps::pp::ProtocolError& e) {
+    throw SweepError("point " + point.describe() + ": " + e.what());
+  } catch (const sim::ScenarioError& e) {
+    throw SweepError("point " + point.describe() + ": " + e.what());
+  }
+  if (result.interrupted) return std::nullopt;
+  return apps::pp::to_json(*run.protocol, result);
+}
+
+}  // namespace
+
 std::optional<json> run_point(const Point& point, const std::atomic<bool>& stop) {
+  if (point.population) return run_population_point(point, *point.population, stop);
   std::unique_ptr<sim::Engine> engine;
   try {
     engine = sim::make_engine(point.scenario);

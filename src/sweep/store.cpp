@@ -56,6 +56,38 @@ constexpr std::array<Figure, 37> figure_table{{
     {"edges", "/edges", Kind::integer, "Edges at the end"},
 }};
 
+// The figure columns of a population sweep: from the `lmx pp run --json` object (docs/population.md,
+// "Results"). Names avoid the scenario and population keys a grid may sweep (rounds,
+// interactions_per_round). The P1-P7 verdicts and the stall come from the engine's run (graph
+// schedulers; NULL under the sequential scheduler).
+constexpr std::array<Figure, 25> population_figure_table{{
+    {"converged", "/converged", Kind::flag, "Stop condition reached"},
+    {"parallel_time", "/parallel_time", Kind::real, "Parallel time (interactions per agent)"},
+    {"interactions", "/interactions", Kind::integer, "Interactions"},
+    {"effective_interactions", "/effective_interactions", Kind::integer, "Interactions that changed a state"},
+    {"rounds_simulated", "/rounds", Kind::real, "Rounds (graph schedulers)"},
+    {"interactions_per_round_measured", "/interactions_per_round", Kind::real, "Interactions per round"},
+    {"outcome", "/outcome", Kind::text, "Outcome"},
+    {"lock_requests", "/lock/lock_requests", Kind::integer, "Lock calls"},
+    {"lock_cycles", "/lock/lock_cycles", Kind::integer, "Locks completed"},
+    {"no_partner", "/lock/no_partner", Kind::integer, "Locks completed without a partner"},
+    {"messages", "/lock/messages", Kind::integer, "Messages sent"},
+    {"messages_per_interaction", "/lock/messages_per_interaction", Kind::real, "Messages per interaction"},
+    {"lock_requests_per_interaction", "/lock/lock_requests_per_interaction", Kind::real, "Lock calls per interaction"},
+    {"violations", "/violations", Kind::count, "Monitor findings (P1-P7, isolation)"},
+    {"stalled", "/run/stalled", Kind::flag, "Global stall"},
+    {"P1", "/run/properties/P1", Kind::verdict, "P1 mutual exclusion"},
+    {"P2", "/run/properties/P2", Kind::verdict, "P2 isolation"},
+    {"P3", "/run/properties/P3", Kind::verdict, "P3 success semantics"},
+    {"P4", "/run/properties/P4", Kind::verdict, "P4 two messages per edge"},
+    {"P5", "/run/properties/P5", Kind::verdict, "P5 O(Delta) node state"},
+    {"P6", "/run/properties/P6", Kind::verdict, "P6 constant-size messages"},
+    {"P7", "/run/properties/P7", Kind::verdict, "P7 lockout freedom"},
+    {"trace_hash", "/run/trace_hash", Kind::text, "Trace hash"},
+    {"wall_seconds", "/wall_seconds", Kind::real, "Wall time (s)"},
+    {"interactions_per_second", "/interactions_per_second", Kind::real, "Interactions per second"},
+}};
+
 constexpr std::array<std::string_view, 6> fixed_columns{"point",     "seed",        "lmx_version",
                                                         "base_hash", "finished_at", "summary"};
 
@@ -68,7 +100,8 @@ std::string quote(std::string_view name) {
 std::string_view sql_type(Kind k) {
   switch (k) {
     case Kind::integer:
-    case Kind::flag: return "INTEGER";
+    case Kind::flag:
+    case Kind::count: return "INTEGER";
     case Kind::real: return "REAL";
     case Kind::text:
     case Kind::verdict: return "TEXT";
@@ -134,20 +167,28 @@ std::string utc_now() {
 }  // namespace
 
 std::span<const Figure> figures() { return figure_table; }
+std::span<const Figure> population_figures() { return population_figure_table; }
+std::span<const Figure> figures(const Sweep& sweep) { return sweep.population ? population_figures() : figures(); }
 
-bool is_reserved_column(std::string_view name) {
+namespace {
+bool is_fixed_or_figure(std::string_view name, std::span<const Figure> figs) {
   for (auto c : fixed_columns)
     if (c == name) return true;
-  for (const auto& f : figure_table)
+  for (const auto& f : figs)
     if (f.column == name) return true;
   return false;
 }
+}  // namespace
+
+bool is_reserved_column(std::string_view name) { return is_fixed_or_figure(name, figure_table); }
+bool is_reserved_column(std::string_view name, const Sweep& sweep) { return is_fixed_or_figure(name, figures(sweep)); }
 
 json figure_value(const Figure& f, const json& summary) {
   const json::json_pointer ptr{std::string(f.pointer)};
   if (!summary.contains(ptr)) return nullptr;
   const json& v = summary.at(ptr);
   if (f.kind == Kind::text && !v.is_null() && !v.is_string()) return v.dump();  // e.g. the violation counts
+  if (f.kind == Kind::count) return v.is_array() || v.is_object() ? json(v.size()) : json(nullptr);
   return v;
 }
 
@@ -165,9 +206,9 @@ void Store::exec(const std::string& sql) const {
 }
 
 Store::Store(const std::filesystem::path& db, const Sweep& sweep, Mode mode)
-    : path_(db), table_(sweep.name), base_hash_(sweep.base_hash) {
+    : path_(db), table_(sweep.name), base_hash_(sweep.base_hash), figures_(figures(sweep)) {
   for (const auto& a : sweep.axes)
-    if (is_reserved_column(a.key))
+    if (is_reserved_column(a.key, sweep))
       throw StoreError("grid key '" + a.key + "' has the name of a store column; sweep it under another name");
   if (mode == Mode::read && !std::filesystem::exists(db))
     throw StoreError("no results yet: " + db.string() + " does not exist (run `lmx sweep " + sweep.source +
@@ -197,6 +238,22 @@ Store::Store(const std::filesystem::path& db, const Sweep& sweep, Mode mode)
     const int found = sqlite3_step(probe.get());
     if (found != SQLITE_ROW && found != SQLITE_DONE) throw StoreError(fail("not a result store"));
     const bool exists = found == SQLITE_ROW;
+    // The columns the table has, before anything is added.
+    std::set<std::string> have;
+    if (exists) {
+      Statement info(db_, "SELECT name FROM pragma_table_info(?)");
+      info.bind(1, table_);
+      while (sqlite3_step(info.get()) == SQLITE_ROW) have.insert(info.text(0));
+    }
+    // A sweep of scenarios and a population sweep of the same name are two tables' worth of
+    // columns: one kind's figure column in the other kind's table tells them apart.
+    const auto other_kind = sweep.population ? figures() : population_figures();
+    for (const auto& f : other_kind)
+      if (have.count(std::string(f.column)) && !is_fixed_or_figure(f.column, figures_))
+        throw StoreError(path_.string() + ": table '" + table_ + "' holds the points of " +
+                         (sweep.population ? "a sweep of scenarios" : "a population sweep") + ", and sweep '" + table_ +
+                         "' is " + (sweep.population ? "a population sweep" : "a sweep of scenarios") +
+                         "; give the sweep a new name or use another --db");
     if (mode == Mode::read) {
       if (!exists)
         throw StoreError(path_.string() + " holds no results of sweep '" + table_ + "' (run `lmx sweep " +
@@ -207,14 +264,13 @@ Store::Store(const std::filesystem::path& db, const Sweep& sweep, Mode mode)
       if (!exists) {
         std::string sql = "CREATE TABLE " + quote(table_) + " (point TEXT NOT NULL UNIQUE, seed INTEGER NOT NULL";
         for (const auto& a : sweep.axes) sql += ", " + quote(a.key);
-        for (const auto& f : figure_table) sql += ", " + quote(f.column) + " " + std::string(sql_type(f.kind));
+        for (const auto& f : figures_) sql += ", " + quote(f.column) + " " + std::string(sql_type(f.kind));
         sql +=
             ", summary TEXT NOT NULL, lmx_version TEXT NOT NULL, base_hash TEXT NOT NULL, finished_at TEXT NOT NULL)";
         exec(sql);
       }
       // A table made by an earlier grid or an earlier lmx gets the columns it lacks.
-      std::set<std::string> have;
-      {
+      if (!exists) {
         Statement info(db_, "SELECT name FROM pragma_table_info(?)");
         info.bind(1, table_);
         while (sqlite3_step(info.get()) == SQLITE_ROW) have.insert(info.text(0));
@@ -225,7 +281,7 @@ Store::Store(const std::filesystem::path& db, const Sweep& sweep, Mode mode)
                            std::string(c) + ")");
       for (const auto& a : sweep.axes)
         if (!have.count(a.key)) exec("ALTER TABLE " + quote(table_) + " ADD COLUMN " + quote(a.key));
-      for (const auto& f : figure_table)
+      for (const auto& f : figures_)
         if (!have.count(std::string(f.column))) {
           exec("ALTER TABLE " + quote(table_) + " ADD COLUMN " + quote(f.column) + " " + std::string(sql_type(f.kind)));
           // fill the new column from the summaries already stored
@@ -271,7 +327,7 @@ bool Store::put(const Point& point, const json& summary) {
     columns += ", " + quote(it.key());
     marks += ", ?";
   }
-  for (const auto& f : figure_table) {
+  for (const auto& f : figures_) {
     columns += ", " + quote(f.column);
     marks += ", ?";
   }
@@ -285,7 +341,7 @@ bool Store::put(const Point& point, const json& summary) {
   s.bind(i++, point.key);
   s.bind(i++, json(point.seed));
   for (auto it = point.grid.begin(); it != point.grid.end(); ++it) s.bind(i++, it.value());
-  for (const auto& f : figure_table) s.bind(i++, figure_value(f, summary));
+  for (const auto& f : figures_) s.bind(i++, figure_value(f, summary));
   s.bind(i++, summary.dump(-1, ' ', false, json::error_handler_t::replace));
   s.bind(i++, std::string(core::version));
   s.bind(i++, base_hash_);
@@ -296,7 +352,7 @@ bool Store::put(const Point& point, const json& summary) {
 
 std::vector<Row> Store::rows() const {
   std::string sql = "SELECT point, seed, lmx_version, base_hash";
-  for (const auto& f : figure_table) sql += ", " + quote(f.column);
+  for (const auto& f : figures_) sql += ", " + quote(f.column);
   sql += " FROM " + quote(table_) + " ORDER BY rowid";
   Statement s(db_, sql);
   if (!s.ok()) throw StoreError(fail("cannot read"));
@@ -310,7 +366,7 @@ std::vector<Row> Store::rows() const {
     r.seed = static_cast<std::uint64_t>(sqlite3_column_int64(s.get(), 1));
     r.lmx_version = s.text(2);
     r.base_hash = s.text(3);
-    for (std::size_t i = 0; i < figure_table.size(); ++i) r.values.push_back(s.column(static_cast<int>(4 + i)));
+    for (std::size_t i = 0; i < figures_.size(); ++i) r.values.push_back(s.column(static_cast<int>(4 + i)));
     rows.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) throw StoreError(fail("cannot read"));

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -192,7 +193,162 @@ std::vector<std::uint64_t> parse_seeds(const toml::node& n, const std::string& w
   return seeds;
 }
 
+// ------------------------------------------------------------------ population sweeps ([pp])
+
+constexpr std::array<std::string_view, 4> population_keys{"scheduler", "agents", "max_time", "interactions_per_round"};
+constexpr std::string_view population_key_list = "scheduler, agents, max_time, interactions_per_round";
+constexpr std::string_view scheduler_list = "sequential, sequential-graph, lock-neighbourhood, lock-pair";
+// The graph schedulers' limit (the sequential one's is one more): one limit for every scheduler.
+constexpr std::uint64_t max_graph_agents = 0xFFFFFFFEull;
+
+/// What is wrong with a population key's value ("" when nothing): a scheduler's name, agents in
+/// 2..2^32-2, max_time and interactions_per_round above 0 (as `lmx pp run --set` takes them).
+std::string population_value_problem(const std::string& key, const json& v) {
+  if (key == "scheduler") {
+    if (!v.is_string()) return "expected a scheduler's name (" + std::string(scheduler_list) + "), got " + v.dump();
+    if (!apps::pp::scheduler_from_word(v.get<std::string>()))
+      return "unknown scheduler '" + sim::printable(v.get<std::string>()) + "' (one of " + std::string(scheduler_list) +
+             ")";
+    return "";
+  }
+  if (key == "agents") {
+    const bool ok = v.is_number_unsigned()  ? v.get<std::uint64_t>() >= 2 && v.get<std::uint64_t>() <= max_graph_agents
+                    : v.is_number_integer() ? v.get<std::int64_t>() >= 2 &&
+                                                  v.get<std::int64_t>() <= static_cast<std::int64_t>(max_graph_agents)
+                                            : false;
+    return ok ? "" : "expected an integer in 2.." + std::to_string(max_graph_agents) + ", got " + v.dump();
+  }
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0))
+    return "expected a number above 0, got " + v.dump();
+  return "";
+}
+
+/// Keys a population sweep refuses wherever they appear ([pp], [scenario], the grid), with the
+/// reason; "" for any other key. `key` is dotted.
+std::string population_misplaced(const std::string& key) {
+  const std::string head = key.substr(0, key.find('.'));
+  if (head == "nodes") return "the population size is 'agents'";
+  if (head == "workload") return "the protocol calls Lock and Unlock itself (no workload keys)";
+  if (head == "history_every") return "a sweep stores no history (`lmx pp run --history` gives one point's)";
+  if (head == "protocol")
+    return "one protocol per sweep, named in [pp] (another protocol is another sweep, of another name; it may "
+           "share the store)";
+  return "";
+}
+
+/// The protocol [pp] names: a file relative to the sweep file, else a shipped protocol. Sets
+/// `source` to the protocol's TOML as JSON (what the base hash covers: its content, not its path
+/// or formatting).
+void load_population_protocol(Population& pop, const fs::path& sweep_file, const std::string& at, json& source) {
+  const fs::path candidate = (sweep_file.parent_path() / pop.protocol).lexically_normal();
+  std::error_code ec;
+  try {
+    if (!pop.protocol.empty() && fs::is_regular_file(candidate, ec)) {
+      pop.protocol_file = candidate;
+      apps::pp::Protocol protocol = apps::pp::protocol_from_toml_file(candidate.string());
+      source = sim::scenario_json_from_toml_file(candidate.string());
+      // Without a name, a protocol is named after its file's stem; the loader takes it from the
+      // path as printed in messages, which a long path shortens.
+      if (!source.contains("name")) protocol.name = candidate.stem().string();
+      pop.loaded = std::make_shared<const apps::pp::Protocol>(std::move(protocol));
+    } else {
+      std::string names;
+      for (const apps::pp::ShippedProtocol& s : apps::pp::shipped_protocols()) {
+        names += (names.empty() ? "" : ", ") + std::string(s.name);
+        if (s.name != pop.protocol) continue;
+        const std::string text_name = std::string(s.name) + ".toml";
+        pop.loaded = std::make_shared<const apps::pp::Protocol>(apps::pp::protocol_from_toml(s.toml, text_name));
+        source = sim::scenario_json_from_toml(s.toml, text_name);
+      }
+      if (!pop.loaded)
+        throw SweepError(at + ": '" + sim::printable(pop.protocol) +
+                         "' is neither a protocol file (relative to the sweep file) nor a shipped protocol (" + names +
+                         ")");
+    }
+  } catch (const apps::pp::ProtocolError& e) {
+    throw SweepError(at + ": " + e.what());
+  } catch (const sim::ScenarioError& e) {
+    throw SweepError(at + ": " + e.what());
+  }
+  source["name"] = pop.loaded->name;  // a file's name defaults to its stem
+}
+
+/// Reads [pp] into sweep.population and checks what only the whole file shows: the schedulers
+/// against the scenario keys and interactions_per_round. The grid and [scenario] are read.
+void parse_population(Sweep& sweep, const toml::table& t, const fs::path& file, const std::string& where,
+                      json& protocol_source) {
+  Population pop;
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    const std::string at = where + ": pp." + key;
+    if (key == "protocol") {
+      if (!v.is_string() || v.as_string()->get().empty())
+        throw SweepError(at + ": expected a shipped protocol's name or a protocol file (relative to the sweep file)");
+      pop.protocol = v.as_string()->get();
+      continue;
+    }
+    if (key == "seed") throw SweepError(at + ": seeds are given by 'seeds'");
+    if (const auto why = population_misplaced(key); !why.empty()) throw SweepError(at + ": " + why);
+    if (std::find(population_keys.begin(), population_keys.end(), key) == population_keys.end())
+      throw SweepError(where + ": pp: unknown key '" + key + "' (expected protocol, " +
+                       std::string(population_key_list) + "; scenario keys go in [scenario])");
+    const json value = to_json(v, at);
+    if (const auto problem = population_value_problem(key, value); !problem.empty())
+      throw SweepError(at + ": " + problem +
+                       (value.is_array() || value.is_object() ? " (swept values go in [grid])" : ""));
+    pop.keys[key] = value;
+  }
+  if (pop.protocol.empty())
+    throw SweepError(where +
+                     ": pp: missing 'protocol' (a shipped protocol's name, see `lmx pp list`, or a protocol file)");
+  load_population_protocol(pop, file, where + ": pp.protocol", protocol_source);
+
+  // The schedulers the points run, and the scenario keys they get.
+  const auto axis_of = [&](std::string_view key) {
+    return std::find_if(sweep.axes.begin(), sweep.axes.end(), [&](const Axis& a) { return a.key == key; });
+  };
+  const auto scheduler_axis = axis_of("scheduler");
+  std::vector<json> schedulers;
+  if (scheduler_axis != sweep.axes.end())
+    schedulers = scheduler_axis->values;
+  else
+    schedulers.push_back(pop.keys.value("scheduler", json(apps::pp::to_string(apps::pp::SchedulerKind::sequential))));
+  std::string scenario_key;  // one of the scenario keys the sweep sets, for messages
+  for (const auto& a : sweep.axes)
+    if (!is_population_key(a.key)) {
+      scenario_key =
+          "grid key '" + a.key + "' is a scenario key (every grid key but " + std::string(population_key_list) + " is)";
+      break;
+    }
+  if (scenario_key.empty() && (!sweep.base.empty() || !sweep.base_file.empty()))
+    scenario_key = sweep.base_file.empty() ? "[scenario] sets scenario key '" + sweep.base.begin().key() + "'"
+                                           : "the sweep has a base scenario";
+  const bool sequential = std::find(schedulers.begin(), schedulers.end(),
+                                    json(apps::pp::to_string(apps::pp::SchedulerKind::sequential))) != schedulers.end();
+  if (sequential && !scenario_key.empty()) {
+    const bool swept = scheduler_axis != sweep.axes.end();
+    throw SweepError(where + ": " + (swept ? "grid key 'scheduler': " : "") +
+                     "the sequential scheduler runs on the complete graph, without a scenario, but " + scenario_key +
+                     "; scenario keys need sequential-graph, lock-neighbourhood or lock-pair" +
+                     (swept ? " (sweep the sequential scheduler in a sweep of its own)" : ""));
+  }
+  const bool rate_used =
+      std::find(schedulers.begin(), schedulers.end(),
+                json(apps::pp::to_string(apps::pp::SchedulerKind::sequential_graph))) != schedulers.end();
+  if (!rate_used &&
+      (pop.keys.contains("interactions_per_round") || axis_of("interactions_per_round") != sweep.axes.end()))
+    throw SweepError(where + ": " +
+                     (pop.keys.contains("interactions_per_round") ? std::string("pp.interactions_per_round")
+                                                                  : std::string("grid key 'interactions_per_round'")) +
+                     ": only the sequential-graph scheduler uses it, and the sweep does not run it");
+  sweep.population = std::move(pop);
+}
+
 }  // namespace
+
+bool is_population_key(const std::string& key) {
+  return std::find(population_keys.begin(), population_keys.end(), key) != population_keys.end();
+}
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || s.size() > 64) return false;
@@ -216,6 +372,7 @@ std::vector<fs::path> Sweep::inputs() const {
   if (base.contains("topology") && base["topology"].is_object() && base["topology"].contains("file") &&
       base["topology"]["file"].is_string() && !base["topology"]["file"].get<std::string>().empty())
     files.emplace_back(base["topology"]["file"].get<std::string>());
+  if (population && !population->protocol_file.empty()) files.push_back(population->protocol_file);
   return files;
 }
 
@@ -254,9 +411,24 @@ Sweep parse_sweep(const std::string& text, const fs::path& file) {
   }
   for (auto&& [k, v] : top) {
     const std::string key(k.str());
-    if (key != "name" && key != "description" && key != "base" && key != "scenario" && key != "seeds" && key != "grid")
-      throw SweepError(where + ": unknown key '" + key + "' (expected name, description, base, scenario, seeds, grid)");
+    if (key != "name" && key != "description" && key != "base" && key != "scenario" && key != "seeds" &&
+        key != "grid" && key != "pp")
+      throw SweepError(where + ": unknown key '" + key +
+                       "' (expected name, description, base, scenario, seeds, grid, pp)");
   }
+  // A [pp] table makes a population sweep: its keys are checked once the grid is read.
+  const toml::table* pp = nullptr;
+  if (const auto* p = top.get("pp")) {
+    if (!p->is_table()) throw SweepError(where + ": 'pp' must be a table (protocol = \"NAME\", population keys)");
+    pp = p->as_table();
+  }
+  // Where a key belongs that a sweep of the other kind takes: "" when it is in its place.
+  const auto misplaced = [pp](const std::string& key) -> std::string {
+    if (pp) return population_misplaced(key);
+    if (is_population_key(key) || key == "protocol")
+      return "a population-protocol key: a population sweep names its protocol in a [pp] table";
+    return "";
+  };
 
   const auto* name = top.get("name");
   if (!name) throw SweepError(where + ": missing 'name' (the result table's name)");
@@ -281,11 +453,24 @@ Sweep parse_sweep(const std::string& text, const fs::path& file) {
     } catch (const sim::ScenarioError& e) {
       throw SweepError(where + ": base: " + e.what());
     }
+    // A population sweep's graph has as many nodes as agents: a base file's `nodes` gives way, as
+    // under `lmx pp run --scenario`.
+    if (pp) {
+      sweep.base.erase("nodes");
+      if (sweep.base.contains("workload"))
+        throw SweepError(where + ": base: scenario key 'workload': " + population_misplaced("workload"));
+    }
   }
   if (const auto* s = top.get("scenario")) {
     if (!s->is_table()) throw SweepError(where + ": 'scenario' must be a table of scenario keys");
     json inline_keys = to_json(*s, where + ": scenario");
     if (inline_keys.contains("seed")) throw SweepError(where + ": scenario.seed: seeds are given by 'seeds'");
+    for (auto it = inline_keys.begin(); it != inline_keys.end(); ++it) {
+      if (const auto why = misplaced(it.key()); !why.empty())
+        throw SweepError(where + ": scenario." + it.key() + ": " + why);
+      if (pp && is_population_key(it.key()))
+        throw SweepError(where + ": scenario." + it.key() + ": a population key: it belongs in [pp]");
+    }
     // An edge-list file named here is found next to the sweep file.
     if (inline_keys.contains("topology") && inline_keys["topology"].is_object() &&
         inline_keys["topology"].contains("file") && inline_keys["topology"]["file"].is_string()) {
@@ -294,15 +479,6 @@ Sweep parse_sweep(const std::string& text, const fs::path& file) {
     }
     sweep.base.merge_patch(inline_keys);  // TOML has no null, so this is a deep override
   }
-  // The hash sees edge-list paths relative to the sweep file, so a moved folder keeps its results.
-  json hashed = sweep.base;
-  if (hashed.contains("topology") && hashed["topology"].is_object() && hashed["topology"].contains("file") &&
-      hashed["topology"]["file"].is_string())
-    hashed["topology"]["file"] =
-        fs::absolute(hashed["topology"]["file"].get<std::string>()).lexically_normal().lexically_relative(dir).string();
-  hashed.erase("seed");
-  sweep.base_hash = fnv1a(hashed.dump());
-
   const auto* seeds = top.get("seeds");
   if (!seeds) throw SweepError(where + ": missing 'seeds' (a count, a list or a range {from, to})");
   sweep.seeds = parse_seeds(*seeds, where + ": seeds");
@@ -318,6 +494,7 @@ Sweep parse_sweep(const std::string& text, const fs::path& file) {
     for (const auto& e : entries) {
       const std::string at = where + ": grid key '" + e.key + "'";
       if (e.key == "seed") throw SweepError(at + ": seeds are given by 'seeds'");
+      if (const auto why = misplaced(e.key); !why.empty()) throw SweepError(at + ": " + why);
       std::size_t start = 0;
       for (;;) {
         const auto dot = e.key.find('.', start);
@@ -340,11 +517,30 @@ Sweep parse_sweep(const std::string& text, const fs::path& file) {
                          to_json(*e.node, at).dump() + " (a fixed value belongs in [scenario])");
       }
       std::set<json> seen;
-      for (const auto& v : axis.values)
+      for (const auto& v : axis.values) {
         if (!seen.insert(v).second) throw SweepError(at + ": value " + v.dump() + " appears twice");
+        if (pp && is_population_key(e.key))
+          if (const auto problem = population_value_problem(e.key, v); !problem.empty())
+            throw SweepError(at + ": " + problem);
+      }
       sweep.axes.push_back(std::move(axis));
     }
   }
+  json protocol_source;
+  if (pp) parse_population(sweep, *pp, file, where, protocol_source);
+
+  // The hash sees edge-list paths relative to the sweep file, so a moved folder keeps its results.
+  json hashed = sweep.base;
+  if (hashed.contains("topology") && hashed["topology"].is_object() && hashed["topology"].contains("file") &&
+      hashed["topology"]["file"].is_string())
+    hashed["topology"]["file"] =
+        fs::absolute(hashed["topology"]["file"].get<std::string>()).lexically_normal().lexically_relative(dir).string();
+  hashed.erase("seed");
+  // A population sweep's base is also its protocol (its content) and the population keys of [pp].
+  if (sweep.population)
+    hashed = {{"scenario", std::move(hashed)}, {"protocol", protocol_source}, {"pp", sweep.population->keys}};
+  sweep.base_hash = fnv1a(hashed.dump());
+
   std::size_t points = sweep.seeds.size();
   for (const auto& a : sweep.axes) {
     points *= a.values.size();  // each factor is at most max_axis_values, so a check per factor suffices
@@ -365,7 +561,13 @@ std::vector<Point> expand(const Sweep& sweep) {
       const auto& axis = sweep.axes[a];
       grid[axis.key] = axis.values[at[a]];
     }
+    // A population point: the population keys are its run's, the others its graph's scenario.
+    json run_keys = sweep.population ? sweep.population->keys : json::object();
     for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+      if (sweep.population && is_population_key(sweep.axes[a].key)) {
+        run_keys[sweep.axes[a].key] = grid[sweep.axes[a].key];
+        continue;
+      }
       json value = grid[sweep.axes[a].key];
       // an edge-list file swept in the grid is found beside the sweep file, as in [scenario]
       if (sweep.axes[a].key == "topology.file" && value.is_string() && !value.get<std::string>().empty() &&
@@ -378,17 +580,41 @@ std::vector<Point> expand(const Sweep& sweep) {
                          "': " + e.what());
       }
     }
+    std::optional<PopulationRun> run;
+    if (sweep.population) {
+      // Every value was checked as the file was read; the defaults are `lmx pp run`'s.
+      const apps::pp::RunConfig defaults;
+      run.emplace();
+      run->protocol = sweep.population->loaded;
+      run->scheduler = *apps::pp::scheduler_from_word(run_keys.value("scheduler", "sequential"));
+      run->agents = run_keys.value("agents", run->protocol->agents);
+      run->max_time = run_keys.value("max_time", defaults.max_time);
+      run->interactions_per_round = run_keys.value("interactions_per_round", defaults.interactions_per_round);
+      if (run->scheduler != apps::pp::SchedulerKind::sequential) {
+        // the graph: as many nodes as agents, and a long run (the stop condition or max_time ends it)
+        if (!scenario.contains("rounds")) scenario["rounds"] = defaults.scenario.rounds;
+        scenario["nodes"] = run->agents;
+      }
+    }
     for (const auto seed : sweep.seeds) {
       Point p;
       p.grid = grid;
       p.seed = seed;
       p.key = point_key(grid, seed);
       p.grid_index = g;
+      p.population = run;
       scenario["seed"] = seed;
-      try {
-        p.scenario = sim::scenario_from_json(scenario);
-      } catch (const sim::ScenarioError& e) {
-        throw SweepError(where + ": point " + p.describe() + ": " + e.what());
+      // the sequential scheduler has no graph (and the sweep no scenario keys: parse_sweep saw to it)
+      if (!run || run->scheduler != apps::pp::SchedulerKind::sequential) {
+        try {
+          p.scenario = sim::scenario_from_json(scenario);
+        } catch (const sim::ScenarioError& e) {
+          std::string message = e.what();
+          // a typo of a population key reads as an unknown scenario key
+          if (run && message.size() >= 11 && message.compare(message.size() - 11, 11, "unknown key") == 0)
+            message += " (nor a population key: " + std::string(population_key_list) + ")";
+          throw SweepError(where + ": point " + p.describe() + ": " + message);
+        }
       }
       points.push_back(std::move(p));
     }
@@ -399,6 +625,24 @@ std::vector<Point> expand(const Sweep& sweep) {
     }
   }
   return points;
+}
+
+}  // namespace lmx::sweep
+
+namespace lmx::sweep {
+
+apps::pp::RunConfig PopulationRun::config(const sim::Scenario& scenario, std::uint64_t seed,
+                                          const std::atomic<bool>* stop) const {
+  apps::pp::RunConfig c;
+  c.scheduler = scheduler;
+  c.agents = agents;
+  c.seed = seed;
+  if (scheduler != apps::pp::SchedulerKind::sequential) c.scenario = scenario;
+  c.max_time = max_time;
+  c.history_every = 0;
+  c.interactions_per_round = interactions_per_round;
+  c.stop = stop;
+  return c;
 }
 
 }  // namespace lmx::sweep

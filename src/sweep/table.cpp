@@ -27,9 +27,11 @@ std::string field(const json& v) {
   return field(v.dump());  // numbers in their shortest exact form; lists and tables as JSON
 }
 
+/// The kind as the report knows it: a count is an integer.
 std::string kind_name(Kind k) {
   switch (k) {
-    case Kind::integer: return "integer";
+    case Kind::integer:
+    case Kind::count: return "integer";
     case Kind::real: return "real";
     case Kind::text: return "text";
     case Kind::flag: return "flag";
@@ -42,6 +44,7 @@ std::string kind_name(Kind k) {
 
 Selection select(const Sweep& sweep, const std::vector<Point>& points, std::vector<Row> stored, bool all) {
   Selection s;
+  s.figures = figures(sweep);
   for (const auto& a : sweep.axes) s.grid_keys.push_back(a.key);
   std::unordered_map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < points.size(); ++i) order.emplace(points[i].key, i);
@@ -73,7 +76,7 @@ std::string csv(const Selection& s) {
   std::string out;
   for (const auto& k : s.grid_keys) out += field(k) + ",";
   out += "seed";
-  for (const auto& f : figures()) out += "," + field(std::string(f.column));
+  for (const auto& f : s.figures) out += "," + field(std::string(f.column));
   out += "\n";
   for (const auto& r : s.rows) {
     for (const auto& k : s.grid_keys) out += field(r.grid.contains(k) ? r.grid[k] : json(nullptr)) + ",";
@@ -96,11 +99,12 @@ std::string csv_by_point(const Selection& s) {
   std::string out;
   for (const auto& k : s.grid_keys) out += field(k) + ",";
   out += "seeds";
-  const auto figs = figures();
+  const auto figs = s.figures;
   for (const auto& f : figs) {
     const std::string c(f.column);
     switch (f.kind) {
       case Kind::integer:
+      case Kind::count:
       case Kind::real: out += "," + field(c + "_mean") + "," + field(c + "_min") + "," + field(c + "_max"); break;
       case Kind::flag: out += "," + field(c + "_count"); break;
       case Kind::verdict: out += "," + field(c + "_fail"); break;
@@ -136,7 +140,7 @@ std::string csv_by_point(const Selection& s) {
         out += ",,,";
       } else {
         auto number = [&](double x) {
-          return f.kind == Kind::integer && x == static_cast<double>(static_cast<std::int64_t>(x))
+          return f.kind != Kind::real && x == static_cast<double>(static_cast<std::int64_t>(x))
                      ? json(static_cast<std::int64_t>(x))
                      : json(x);
         };
@@ -163,14 +167,21 @@ json report_data(const Sweep& sweep, const Selection& s, std::size_t total_point
     axes.push_back({{"key", k}, {"values", values}});
   }
   json figs = json::array();
-  for (const auto& f : figures())
+  for (const auto& f : s.figures)
     figs.push_back({{"column", std::string(f.column)}, {"label", std::string(f.label)}, {"kind", kind_name(f.kind)}});
   json rows = json::array();
   for (const auto& r : s.rows) rows.push_back({{"grid", r.grid}, {"seed", r.seed}, {"values", r.values}});
+  // A population sweep's base is its graph scenario and its [pp] table (shown as pp.protocol, ...).
+  json base = sweep.base;
+  if (sweep.population) {
+    json pp = sweep.population->keys;
+    pp["protocol"] = sweep.population->protocol;
+    base["pp"] = pp;
+  }
   return {{"name", sweep.name},
           {"description", sweep.description},
           {"file", sweep.file.filename().string()},
-          {"base", sweep.base},
+          {"base", base},
           {"base_hash", sweep.base_hash},
           {"axes", axes},
           {"seeds", sweep.seeds},

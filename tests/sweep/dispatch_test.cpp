@@ -1,5 +1,6 @@
 // The thread-pool dispatcher: every point reaches the sink once, on the caller's thread; a stop
-// drops the unfinished; errors come back to the caller. And run_point against lmx::sim::run.
+// drops the unfinished; errors come back to the caller. And run_point against lmx::sim::run, and
+// against lmx::apps::pp::run for the points of a population sweep.
 #include "lmx/sweep/dispatch.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "lmx/apps/population.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "lmx/sweep/store.hpp"
 
@@ -145,6 +147,76 @@ TEST(RunPoint, PointsRunSideBySideGiveTheSequentialResults) {
   ThreadPool(4).run(pointers(points), run_point, sink, stop);
   ASSERT_EQ(sink.by_key.size(), points.size());
   for (const auto& p : points) EXPECT_EQ(sink.by_key[p.key], lmx::sim::run(p.scenario)["trace_hash"]) << p.key;
+}
+
+/// A population run's object without what differs from run to run (wall time and rates).
+json deterministic(json j) {
+  j.erase("wall_seconds");
+  j.erase("interactions_per_second");
+  if (j.contains("run")) {
+    j["run"].erase("wall_seconds");
+    j["run"].erase("actions_per_second");
+  }
+  return j;
+}
+
+const std::string population_sweep = R"(name = "p"
+seeds = [4, 5]
+[pp]
+protocol = "exact-majority"
+agents = 21
+max_time = 400
+[scenario]
+delta = 4
+topology.kind = "regular"
+[grid]
+scheduler = ["sequential-graph", "lock-neighbourhood", "lock-pair"]
+)";
+
+TEST(RunPoint, APopulationPointIsLmxPpRunAndHonoursStop) {
+  const auto points = expand(parse_sweep(population_sweep, "p.toml"));
+  ASSERT_EQ(points.size(), 6u);
+  for (const auto& p : points) {
+    std::atomic<bool> stop{false};
+    const auto summary = run_point(p, stop);
+    ASSERT_TRUE(summary) << p.key;
+    const auto& run = *p.population;
+    const auto direct = lmx::apps::pp::to_json(
+        *run.protocol, lmx::apps::pp::run(*run.protocol, run.config(p.scenario, p.seed, nullptr)));
+    EXPECT_EQ(deterministic(*summary), deterministic(direct)) << p.key;
+    EXPECT_EQ((*summary)["scheduler"], p.grid["scheduler"]);
+    EXPECT_EQ((*summary)["agents"], 21);
+    EXPECT_EQ((*summary)["seed"], p.seed);
+    EXPECT_TRUE((*summary)["converged"].get<bool>()) << p.key;
+    EXPECT_EQ((*summary)["run"]["nodes"], 21) << p.key;
+    stop = true;
+    EXPECT_FALSE(run_point(p, stop)) << p.key;  // cut short: dropped
+  }
+  // the sequential scheduler on the complete graph
+  const auto sequential = expand(
+      parse_sweep("name = \"q\"\nseeds = 1\n[pp]\nprotocol = \"approximate-majority\"\nagents = 500\n", "q.toml"));
+  std::atomic<bool> stop{false};
+  const auto summary = run_point(sequential.at(0), stop);
+  ASSERT_TRUE(summary);
+  EXPECT_EQ((*summary)["scheduler"], "sequential");
+  EXPECT_FALSE(summary->contains("run"));
+  stop = true;
+  EXPECT_FALSE(run_point(sequential.at(0), stop));
+}
+
+TEST(RunPoint, PopulationPointsRunSideBySideGiveTheSequentialResults) {
+  const auto points = expand(parse_sweep(population_sweep, "p.toml"));
+  struct Objects : Sink {
+    std::map<std::string, json> by_key;
+    void finished(const Point& p, json s) override { by_key[p.key] = deterministic(std::move(s)); }
+  } sink;
+  std::atomic<bool> stop{false};
+  ThreadPool(4).run(pointers(points), run_point, sink, stop);
+  ASSERT_EQ(sink.by_key.size(), points.size());
+  for (const auto& p : points) {
+    std::atomic<bool> never{false};
+    EXPECT_EQ(sink.by_key[p.key], deterministic(*run_point(p, never))) << p.key;
+  }
 }
 
 }  // namespace

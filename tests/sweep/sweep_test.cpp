@@ -1,8 +1,10 @@
-// Sweep files: grid expansion (lists, ranges, seeds), base scenarios and every validation error.
+// Sweep files: grid expansion (lists, ranges, seeds), base scenarios and every validation error;
+// population sweeps ([pp]): their points, their base hash and their errors.
 #include "lmx/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
 
 #include "scratch.hpp"
@@ -219,5 +221,231 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{ok + "[grid\nk = [1]", "s.toml:3:"}));
 
 TEST(Validation, UnreadableSweepFile) { EXPECT_THROW(lmx::sweep::load_sweep("/nonexistent/s.toml"), SweepError); }
+
+// ------------------------------------------------------------------ population sweeps ([pp])
+
+using lmx::apps::pp::SchedulerKind;
+
+const std::string pp_head = "name = \"p\"\nseeds = 2\n[pp]\nprotocol = \"exact-majority\"\n";
+
+TEST(PopulationGrid, PopulationKeysAreTheRunsAndTheOthersTheGraphs) {
+  const auto s = parse(pp_head + R"(agents = 21
+max_time = 500
+[scenario]
+delta = 4
+[grid]
+scheduler = ["sequential-graph", "lock-pair"]
+topology.kind = ["regular", "mobility"]
+agents = [21, 31]
+)");
+  ASSERT_TRUE(s.population);
+  EXPECT_EQ(s.population->protocol, "exact-majority");
+  EXPECT_TRUE(s.population->protocol_file.empty());  // shipped
+  ASSERT_TRUE(s.population->loaded);
+  EXPECT_EQ(s.population->loaded->name, "exact-majority");
+  EXPECT_EQ(s.population->keys, (json{{"agents", 21}, {"max_time", 500}}));
+  const auto points = expand(s);
+  ASSERT_EQ(points.size(), 2u * 2u * 2u * 2u);
+  const auto& p = points[3];  // sequential-graph, regular, 31 agents, seed 2
+  EXPECT_EQ(p.grid, (json{{"agents", 31}, {"scheduler", "sequential-graph"}, {"topology.kind", "regular"}}));
+  EXPECT_EQ(p.seed, 2u);
+  ASSERT_TRUE(p.population);
+  EXPECT_EQ(p.population->scheduler, SchedulerKind::sequential_graph);
+  EXPECT_EQ(p.population->agents, 31u);  // the grid over [pp]
+  EXPECT_EQ(p.population->max_time, 500.0);
+  EXPECT_EQ(p.population->interactions_per_round, 1.0);  // lmx pp run's default
+  EXPECT_EQ(p.population->protocol, s.population->loaded);
+  // the graph: as many nodes as agents, a long run, the point's seed
+  EXPECT_EQ(p.scenario.nodes, 31u);
+  EXPECT_EQ(p.scenario.delta, 4u);
+  EXPECT_EQ(p.scenario.topology.kind, lmx::sim::TopologyKind::regular);
+  EXPECT_EQ(p.scenario.rounds, 1000000u);
+  EXPECT_EQ(p.scenario.seed, 2u);
+  EXPECT_EQ(points.back().population->scheduler, SchedulerKind::lock_pair);
+  EXPECT_EQ(points.back().scenario.topology.kind, lmx::sim::TopologyKind::mobility);
+  // the run's configuration is lmx pp run's for the same settings
+  std::atomic<bool> stop{false};
+  const auto c = p.population->config(p.scenario, p.seed, &stop);
+  EXPECT_EQ(c.scheduler, SchedulerKind::sequential_graph);
+  EXPECT_EQ(c.agents, 31u);
+  EXPECT_EQ(c.seed, 2u);
+  EXPECT_EQ(c.scenario.nodes, 31u);
+  EXPECT_EQ(c.history_every, 0.0);
+  EXPECT_EQ(c.stop, &stop);
+  EXPECT_EQ(c.trace, nullptr);
+}
+
+TEST(PopulationGrid, TheSequentialSchedulerAndTheProtocolsDefaults) {
+  const auto s = parse(pp_head + "[grid]\nmax_time = [10, 20.5]\n");
+  const auto points = expand(s);
+  ASSERT_EQ(points.size(), 4u);
+  for (const auto& p : points) {
+    ASSERT_TRUE(p.population);
+    EXPECT_EQ(p.population->scheduler, SchedulerKind::sequential);  // lmx pp run's default
+    EXPECT_EQ(p.population->agents, 1001u);                         // the protocol file's
+  }
+  EXPECT_EQ(points[2].population->max_time, 20.5);
+  EXPECT_EQ(points[2].key, R"({"grid":{"max_time":20.5},"seed":1})");
+  // a sweep of scenarios has no population
+  EXPECT_FALSE(parse("name = \"s\"\nseeds = 1\n").population);
+  EXPECT_FALSE(expand(parse("name = \"s\"\nseeds = 1\n"))[0].population);
+}
+
+TEST(PopulationGrid, AProtocolFileIsFoundBesideTheSweepAndIsAnInput) {
+  Scratch dir;
+  std::filesystem::create_directories(dir / "protocols");
+  dir.write("protocols/flip.toml",
+            "states = [\"a\", \"b\"]\nagents = 10\nstop = \"consensus\"\nrules = [\"a, b -> a, a\"]\n"
+            "[initial]\na = 0.5\nb = 0.5\n");
+  dir.write("graph.toml", "nodes = 5000\ndelta = 3\ntopology.kind = \"ring\"\n");
+  dir.write("s.toml", R"(name = "s"
+base = "graph.toml"
+seeds = 1
+[pp]
+protocol = "protocols/flip.toml"
+scheduler = "lock-neighbourhood"
+)");
+  const auto s = lmx::sweep::load_sweep(dir / "s.toml");
+  ASSERT_TRUE(s.population);
+  EXPECT_EQ(s.population->loaded->name, "flip");
+  const auto inputs = s.inputs();
+  ASSERT_EQ(inputs.size(), 3u);  // the sweep, its base scenario, the protocol
+  EXPECT_EQ(std::filesystem::weakly_canonical(inputs[2]),
+            std::filesystem::weakly_canonical(dir / "protocols/flip.toml"));
+  const auto p = expand(s).at(0);
+  EXPECT_EQ(p.scenario.nodes, 10u);  // the base file's nodes give way to the agents
+  EXPECT_EQ(p.scenario.delta, 3u);
+  EXPECT_EQ(p.scenario.topology.kind, lmx::sim::TopologyKind::ring);
+}
+
+TEST(PopulationGrid, TheBaseHashCoversTheProtocolAndPpButNotTheGrid) {
+  Scratch dir;
+  const std::string protocol =
+      "states = [\"a\", \"b\"]\nagents = 10\nstop = \"consensus\"\nrules = [\"a, b -> a, a\"]\n[initial]\na = 0.5\n"
+      "b = 0.5\n";
+  dir.write("flip.toml", protocol);
+  const std::string head = "name = \"s\"\nseeds = 1\n[pp]\nprotocol = \"flip.toml\"\n";
+  auto hash = [&](const std::string& text) {
+    dir.write("s.toml", text);
+    return lmx::sweep::load_sweep(dir / "s.toml").base_hash;
+  };
+  const auto a = hash(head);
+  EXPECT_EQ(a.size(), 16u);
+  EXPECT_EQ(hash(head + "[grid]\nagents = [10, 20]\n"), a);  // the grid is not the base
+  EXPECT_NE(hash(head + "agents = 20\n"), a);                // [pp] is
+  EXPECT_NE(hash(head + "scheduler = \"lock-pair\"\n"), a);  // the scheduler too
+  EXPECT_NE(hash("name = \"s\"\nseeds = 1\n[pp]\nprotocol = \"exact-majority\"\n"), a);
+  dir.write("flip.toml", "# a comment\n" + protocol);  // formatting is not content
+  EXPECT_EQ(hash(head), a);
+  dir.write("flip.toml", "symmetric = true\n" + protocol);  // content is
+  EXPECT_NE(hash(head), a);
+  // a sweep of scenarios keeps the hash it had before population sweeps
+  EXPECT_EQ(parse("name = \"s\"\nseeds = 1\n").base_hash, parse("name = \"t\"\nseeds = 3\n").base_hash);
+}
+
+class BadPopulationSweep : public BadSweep {};
+
+TEST_P(BadPopulationSweep, IsOneClearLine) {
+  try {
+    expand(parse(GetParam().text));
+    FAIL() << "accepted: " << GetParam().text;
+  } catch (const SweepError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(GetParam().message), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("s.toml", 0), 0u) << what;
+  }
+}
+
+const std::string pp_graph = "name = \"s\"\nseeds = 2\n[pp]\nprotocol = \"epidemic\"\nscheduler = \"lock-pair\"\n";
+INSTANTIATE_TEST_SUITE_P(
+    Validation, BadPopulationSweep,
+    ::testing::Values(
+        Bad{ok + "pp = 3", "'pp' must be a table"},
+        Bad{ok + "[pp]\nscheduler = \"lock-pair\"", "pp: missing 'protocol'"},
+        Bad{ok + "[pp]\nprotocol = 3", "pp.protocol: expected a shipped protocol's name or a protocol file"},
+        Bad{ok + "[pp]\nprotocol = \"majority\"",
+            "pp.protocol: 'majority' is neither a protocol file (relative to the sweep file) nor a shipped protocol "
+            "(approximate-majority"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\ncolour = 1",
+            "pp: unknown key 'colour' (expected protocol, scheduler, agents, max_time, interactions_per_round"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\ndelta = 4", "scenario keys go in [scenario]"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nnodes = 40", "pp.nodes: the population size is 'agents'"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nseed = 4", "pp.seed: seeds are given by 'seeds'"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nhistory_every = 1.0", "pp.history_every: a sweep stores no history"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nscheduler = \"fifo\"",
+            "pp.scheduler: unknown scheduler 'fifo' (one of sequential, sequential-graph, lock-neighbourhood, "
+            "lock-pair)"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nagents = 1", "pp.agents: expected an integer in 2..4294967294, got 1"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nagents = 5000000000", "pp.agents: expected an integer in 2.."},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nagents = 10.0", "pp.agents: expected an integer"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nagents = [10, 20]", "got [10,20] (swept values go in [grid])"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nmax_time = 0", "pp.max_time: expected a number above 0, got 0"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nmax_time = nan", "pp.max_time: expected a number above 0"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\nscheduler = \"lock-pair\"\ninteractions_per_round = 2",
+            "pp.interactions_per_round: only the sequential-graph scheduler uses it"},
+        Bad{pp_graph + "[grid]\ninteractions_per_round = [1, 2]",
+            "grid key 'interactions_per_round': only the sequential-graph scheduler uses it"},
+        Bad{pp_graph + "[grid]\nnodes = [10, 20]", "grid key 'nodes': the population size is 'agents'"},
+        Bad{pp_graph + "[grid]\nprotocol = [\"epidemic\"]", "grid key 'protocol': one protocol per sweep"},
+        Bad{pp_graph + "[grid]\nhistory_every = [1.0]", "grid key 'history_every': a sweep stores no history"},
+        Bad{pp_graph + "[grid]\nworkload.idle = [1, 2]",
+            "grid key 'workload.idle': the protocol calls Lock and Unlock itself"},
+        Bad{pp_graph + "[grid]\nagents = [10, 1]", "grid key 'agents': expected an integer in 2..4294967294, got 1"},
+        Bad{pp_graph + "[grid]\nscheduler = [\"lock-pair\", \"sequntial\"]",
+            "grid key 'scheduler': unknown scheduler 'sequntial'"},
+        Bad{pp_graph + "[grid]\ncolour = [1]",
+            "point {colour = 1} seed 1: scenario key 'colour': unknown key (nor a population key: scheduler, agents, "
+            "max_time, interactions_per_round)"},
+        Bad{pp_graph + "[scenario]\ntopology.kind = \"regular\"\n[grid]\ndelta = [4, 2]\ntopology.degree = [4]",
+            "point {delta = 2, topology.degree = 4} seed 1: scenario key 'topology.degree'"},
+        Bad{pp_graph + "[scenario]\nnodes = 40", "scenario.nodes: the population size is 'agents'"},
+        Bad{pp_graph + "[scenario]\nagents = 40", "scenario.agents: a population key: it belongs in [pp]"},
+        Bad{pp_graph + "[scenario]\nworkload.hold = 2", "scenario.workload: the protocol calls Lock and Unlock"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\n[scenario]\ndelta = 4",
+            "the sequential scheduler runs on the complete graph, without a scenario, but [scenario] sets scenario "
+            "key 'delta'; scenario keys need sequential-graph, lock-neighbourhood or lock-pair"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\n[grid]\ntopology.kind = [\"ring\"]",
+            "the sequential scheduler runs on the complete graph, without a scenario, but grid key 'topology.kind' is "
+            "a scenario key"},
+        Bad{ok + "[pp]\nprotocol = \"epidemic\"\n[grid]\nscheduler = [\"sequential\", \"lock-pair\"]\ndelta = [4]",
+            "grid key 'scheduler': the sequential scheduler runs on the complete graph"},
+        // pp keys in a sweep of scenarios
+        Bad{ok + "[grid]\nagents = [10, 20]",
+            "grid key 'agents': a population-protocol key: a population sweep names its protocol in a [pp] table"},
+        Bad{ok + "[grid]\nscheduler = [\"lock-pair\"]", "grid key 'scheduler': a population-protocol key"},
+        Bad{ok + "[scenario]\nprotocol = \"epidemic\"", "scenario.protocol: a population-protocol key"}));
+
+TEST(PopulationValidation, ABadProtocolFileOrBaseIsNamed) {
+  Scratch dir;
+  dir.write("bad.toml", "states = [\"a\"]\nrules = [\"a, z -> a, a\"]\n[initial]\na = 1.0\n");
+  dir.write("s.toml", "name = \"s\"\nseeds = 1\n[pp]\nprotocol = \"bad.toml\"\n");
+  try {
+    lmx::sweep::load_sweep(dir / "s.toml");
+    FAIL();
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml: pp.protocol: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown state 'z'"), std::string::npos) << e.what();
+  }
+  dir.write("graph.toml", "delta = 4\n[workload]\nidle = 3\n");
+  dir.write("s.toml", "name = \"s\"\nbase = \"graph.toml\"\nseeds = 1\n[pp]\nprotocol = \"epidemic\"\n");
+  try {
+    lmx::sweep::load_sweep(dir / "s.toml");
+    FAIL();
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml: base: scenario key 'workload': the protocol calls Lock and Unlock"),
+              std::string::npos)
+        << e.what();
+  }
+  // a base scenario is a graph: not for the sequential scheduler
+  dir.write("graph.toml", "delta = 4\n");
+  try {
+    lmx::sweep::load_sweep(dir / "s.toml");
+    FAIL();
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("but the sweep has a base scenario; scenario keys need"), std::string::npos)
+        << e.what();
+  }
+}
 
 }  // namespace

@@ -167,4 +167,54 @@ TEST_F(Fixture, ReportDataNamesAxesFiguresAndRows) {
   EXPECT_EQ(d["rows"][0]["values"].size(), figures().size());
 }
 
+TEST(PopulationTable, CsvAndReportDataUseThePopulationFigures) {
+  const auto sweep = parse_sweep(
+      "name = \"p\"\nseeds = 2\n[pp]\nprotocol = \"epidemic\"\nscheduler = \"lock-pair\"\nagents = 12\n[grid]\n"
+      "topology.kind = [\"regular\", \"ring\"]\n",
+      "p.toml");
+  const auto points = expand(sweep);
+  std::vector<Row> stored;
+  for (const auto& p : points) {
+    Row r;
+    r.point = p.key;
+    r.grid = p.grid;
+    r.seed = p.seed;
+    r.base_hash = sweep.base_hash;
+    for (const auto& f : population_figures()) {
+      if (f.column == "converged")
+        r.values.emplace_back(p.seed == 1 ? 1 : 0);
+      else if (f.column == "violations")
+        r.values.emplace_back(p.seed);
+      else if (f.column == "outcome")
+        r.values.emplace_back("consensus I");
+      else
+        r.values.emplace_back(nullptr);
+    }
+    stored.push_back(std::move(r));
+  }
+  const auto s = select(sweep, points, stored, false);
+  EXPECT_EQ(s.figures.data(), population_figures().data());
+  const auto out = lines(csv(s));
+  ASSERT_EQ(out.size(), 5u);
+  const auto header = fields(out[0]);
+  EXPECT_EQ(header.size(), 2 + population_figures().size());
+  EXPECT_EQ(out[0].rfind("topology.kind,seed,converged,parallel_time,interactions,", 0), 0u) << out[0];
+  EXPECT_EQ(fields(out[1])[column_of(header, "outcome")], "consensus I");
+  const auto by = lines(csv_by_point(s));
+  ASSERT_EQ(by.size(), 3u);
+  const auto by_header = fields(by[0]);
+  const auto first = fields(by[1]);
+  EXPECT_EQ(first[column_of(by_header, "converged_count")], "1");
+  EXPECT_EQ(first[column_of(by_header, "violations_mean")], "1.5");
+  EXPECT_EQ(first[column_of(by_header, "violations_max")], "2");  // a count is an integer
+  const auto d = report_data(sweep, s, points.size());
+  EXPECT_EQ(d["figures"].size(), population_figures().size());
+  EXPECT_EQ(d["base"]["pp"], (json{{"protocol", "epidemic"}, {"scheduler", "lock-pair"}, {"agents", 12}}));
+  for (const auto& f : d["figures"]) {
+    if (f["column"] == "violations") {
+      EXPECT_EQ(f["kind"], "integer");  // the report plots it
+    }
+  }
+}
+
 }  // namespace

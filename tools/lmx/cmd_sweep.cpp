@@ -1,6 +1,6 @@
-// `lmx sweep SWEEP.toml [--db FILE] [--jobs N]`: runs a grid of scenarios times seeds on all cores
-// and keeps each point's `--json` summary in SQLite; `--table [FILE]` and `--report FILE` read the
-// stored points back (docs/sweeps.md).
+// `lmx sweep SWEEP.toml [--db FILE] [--jobs N]`: runs a grid of scenarios (or of population-protocol
+// runs, a sweep file with [pp]) times seeds on all cores and keeps each point's `--json` summary in
+// SQLite; `--table [FILE]` and `--report FILE` read the stored points back (docs/sweeps.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,14 +109,22 @@ std::string duration(double seconds) {
   return fmt::format("{}h {:02}m", s / 3600, (s / 60) % 60);
 }
 
-bool failed(const Row& r) {
-  const auto figs = figures();
+/// A property failed, a global stall, or (a population sweep) a monitor's finding.
+bool failed(const Row& r, std::span<const Figure> figs) {
   for (std::size_t i = 0; i < figs.size(); ++i) {
-    if (figs[i].kind == Kind::verdict && r.values[i].is_string() && r.values[i].get<std::string>() == "fail")
+    const json& v = r.values[i];
+    if (figs[i].kind == Kind::verdict && v.is_string() && v.get<std::string>() == "fail") return true;
+    if ((figs[i].column == "stalled" || figs[i].kind == Kind::count) && v.is_number() && v.get<double>() != 0)
       return true;
-    if (figs[i].kind == Kind::flag && r.values[i].is_number() && r.values[i].get<double>() != 0) return true;
   }
   return false;
+}
+
+/// The value of column `name` in a row, null when the sweep has no such figure.
+json value_of(const Row& r, std::span<const Figure> figs, std::string_view name) {
+  for (std::size_t i = 0; i < figs.size(); ++i)
+    if (figs[i].column == name) return r.values[i];
+  return nullptr;
 }
 
 std::string render_report(const json& data) {
@@ -194,6 +202,22 @@ int run_sweep(const SweepArgs& a) {
     try {
       const Store store(db, sweep, Store::Mode::read);
       const Selection selection = select(sweep, points, store.rows(), a.all);
+      // The report's verdicts are P1-P7 over every point; the sequential scheduler's points have
+      // none (no network run), and the page would count them as passing.
+      if (!a.report.empty() && sweep.population) {
+        const bool sequential =
+            std::any_of(points.begin(), points.end(),
+                        [](const Point& p) {
+                          return p.population && p.population->scheduler == lmx::apps::pp::SchedulerKind::sequential;
+                        }) ||
+            std::any_of(selection.rows.begin(), selection.rows.end(),
+                        [&](const Row& r) { return value_of(r, selection.figures, "P1").is_null(); });
+        if (sequential)
+          throw Failure(
+              "--report: the sequential scheduler's points have no network run, hence no P1-P7 verdicts, which the "
+              "sweep report shows for every point; --table gives their figures (a sweep of the graph schedulers has "
+              "a report)");
+      }
       if (!a.table_file.empty()) {
         const std::string text = a.by_point ? csv_by_point(selection) : csv(selection);
         if (a.table_file == "-")
@@ -277,10 +301,15 @@ int run_sweep(const SweepArgs& a) {
                sink.stored(), points.size(), sink.done());
     return 128 + stop_signal;
   }
-  std::size_t failing = 0;
-  for (const auto& r : select(sweep, points, store->rows(), false).rows) failing += failed(r);
-  fmt::print("lmx sweep: '{}': {} of {} points stored ({} run now in {}); {} with a violation or a stall\n", sweep.name,
-             sink.stored(), points.size(), sink.done(), duration(seconds), failing);
+  std::size_t failing = 0, converged = 0;
+  const Selection current = select(sweep, points, store->rows(), false);
+  for (const auto& r : current.rows) {
+    failing += failed(r, current.figures);
+    converged += value_of(r, current.figures, "converged") == json(1);
+  }
+  const std::string reached = sweep.population ? fmt::format("{} converged, ", converged) : std::string();
+  fmt::print("lmx sweep: '{}': {} of {} points stored ({} run now in {}); {}{} with a violation or a stall\n",
+             sweep.name, sink.stored(), points.size(), sink.done(), duration(seconds), reached, failing);
   return 0;
 }
 
@@ -288,7 +317,9 @@ const lmx::cli::Register sweep_command{
     {"sweep", 25, [](CLI::App& app, int& exit_code) {
        static SweepArgs a;
        auto* cmd = app.add_subcommand(
-           "sweep", "Run a grid of scenarios x seeds on all cores into SQLite; tabulate or report the results");
+           "sweep",
+           "Run a grid of scenarios (or population-protocol runs) x seeds on all cores into SQLite; tabulate or "
+           "report the results");
        cmd->add_option("sweep", a.file, "Sweep file (TOML, docs/sweeps.md)")->required();
        cmd->add_option("--db", a.db, "Result store (SQLite; default: the sweep file with .sqlite)");
        cmd->add_option("-j,--jobs", a.jobs, "Points run at once (default: the number of cores)")

@@ -17,11 +17,13 @@
 
 namespace lmx::sweep {
 
-/// Runs one point to its end and returns its `lmx run --json` summary, or nothing when `stop`
-/// was raised first (the point is then dropped: nothing partial is kept).
+/// Runs one point to its end and returns its `lmx run --json` summary (a population point: its
+/// `lmx pp run --json` object), or nothing when `stop` was raised first (the point is then
+/// dropped: nothing partial is kept).
 using PointRunner = std::function<std::optional<nlohmann::json>(const Point&, const std::atomic<bool>& stop)>;
 
-/// The default runner: builds the point's engine and steps it, checking `stop` between steps.
+/// The default runner: builds the point's engine and steps it, checking `stop` between steps; a
+/// population point runs apps::pp::run, which checks `stop` between rounds or batches.
 std::optional<nlohmann::json> run_point(const Point& point, const std::atomic<bool>& stop);
 
 /// Receives finished points, one at a time, on the thread that called Dispatcher::run.

@@ -1,6 +1,7 @@
 // The result store of sweeps: one SQLite table per sweep, one row per finished point (grid values,
-// seed, the main figures of its `lmx run --json` summary, and the whole summary). docs/sweeps.md
-// gives the schema. Only the thread that opened a Store may use it.
+// seed, the main figures of its `lmx run --json` summary, or of its `lmx pp run --json` object in a
+// population sweep, and the whole summary). docs/sweeps.md gives the schema. Only the thread that
+// opened a Store may use it.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,11 @@ enum class Kind {
   text,     ///< TEXT; not aggregated
   flag,     ///< INTEGER 0/1 from a JSON bool; aggregated as the number of seeds where it is 1
   verdict,  ///< TEXT "pass"/"fail"; aggregated as the number of seeds that fail
+  count,    ///< INTEGER: the number of entries of the JSON list (or object) there; mean, min, max
 };
 
 /// A column taken from the run summary: its name, where it is in the summary (a JSON pointer,
-/// docs/run-format.md), its kind and a label for plots.
+/// docs/run-format.md; docs/population.md for a population sweep), its kind and a label for plots.
 struct Figure {
   std::string_view column;
   std::string_view pointer;
@@ -42,8 +44,12 @@ struct Figure {
   std::string_view label;
 };
 
-/// Every figure column, in table order. A new figure is one line in store.cpp.
+/// Every figure column of a sweep of scenarios, in table order. A new figure is one line in store.cpp.
 std::span<const Figure> figures();
+/// Every figure column of a population sweep (from the `lmx pp run --json` object), in table order.
+std::span<const Figure> population_figures();
+/// The sweep's figure columns: population_figures() for a population sweep, else figures().
+std::span<const Figure> figures(const Sweep& sweep);
 
 /// The figure's value in a summary as JSON: null when the key is missing or null.
 nlohmann::json figure_value(const Figure& f, const nlohmann::json& summary);
@@ -55,7 +61,7 @@ struct Row {
   std::uint64_t seed = 0;
   std::string lmx_version;
   std::string base_hash;
-  std::vector<nlohmann::json> values;  ///< one per figures(), null for NULL
+  std::vector<nlohmann::json> values;  ///< one per figure of the sweep (figures(sweep)), null for NULL
 };
 
 class Store {
@@ -63,7 +69,7 @@ class Store {
   enum class Mode { write, read };
   /// Opens the database and the sweep's table (created, and given columns for new grid keys or
   /// figures, in write mode). Write mode refuses a table that holds points of another base
-  /// scenario. Throws StoreError.
+  /// scenario; both modes refuse a table of the other kind of sweep. Throws StoreError.
   Store(const std::filesystem::path& db, const Sweep& sweep, Mode mode);
   ~Store();
   Store(const Store&) = delete;
@@ -88,9 +94,12 @@ class Store {
   std::filesystem::path path_;
   std::string table_;
   std::string base_hash_;
+  std::span<const Figure> figures_;
 };
 
-/// The fixed columns a grid key may not be named like.
+/// The fixed columns a grid key of a sweep of scenarios may not be named like.
 bool is_reserved_column(std::string_view name);
+/// The same for the sweep's kind (its own figure columns).
+bool is_reserved_column(std::string_view name, const Sweep& sweep);
 
 }  // namespace lmx::sweep
