@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 
 namespace {
@@ -168,6 +169,18 @@ TEST(ShippedProtocols, AllParseAndTheAveragingFileIsTheCxxProtocol) {
   } catch (const ProtocolError& e) {
     EXPECT_NE(std::string(e.what()).find("shipped: "), std::string::npos) << e.what();
   }
+}
+
+TEST(ProtocolFile, TheDefaultNameIsTheFilesStemHoweverLongThePath) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / std::string(90, 'd');
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "my-protocol.toml";
+  {
+    std::ofstream out(file);
+    out << "states = [\"A\", \"B\"]\nrules = [\"A, B -> A, A\"]\n[initial]\nA = 0.5\nB = 0.5\n";
+  }
+  EXPECT_EQ(protocol_from_toml_file(file.string()).name, "my-protocol");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(FromFunction, RejectsAStateOutsideTheProtocol) {

@@ -53,6 +53,7 @@ TEST(PpCli, BadInputIsOneErrorLineAndExitTwo) {
       {"pp run epidemic --scheduler lock-pair --set topology.kind=moon", "topology.kind"},
       {"pp run epidemic --scheduler lock-pair --set workload.idle=3", "the protocol calls Lock and Unlock itself"},
       {"pp run epidemic --trace " + dir.file("t.jsonl"), "writes no trace"},
+      {"pp run epidemic --scheduler lock-pair --set interactions_per_round=2", "only the sequential-graph scheduler"},
   };
   for (const auto& [args, expected] : cases) {
     const auto r = run_lmx(args);

@@ -98,6 +98,10 @@ Loaded load(const PpArgs& a) {
   }
   if (run.contains("max_time")) c.max_time = number_of("max_time", run["max_time"]);
   if (run.contains("history_every")) c.history_every = number_of("history_every", run["history_every"]);
+  if (run.contains("interactions_per_round") && c.scheduler != SchedulerKind::sequential_graph)
+    throw Failure(
+        "--set interactions_per_round: only the sequential-graph scheduler takes it (the lock schedulers' "
+        "rate is what the run measures)");
   if (run.contains("interactions_per_round"))
     c.interactions_per_round = number_of("interactions_per_round", run["interactions_per_round"]);
   if (a.seed) c.seed = *a.seed;

@@ -205,6 +205,10 @@ struct Result {
   nlohmann::json run_summary;  ///< graph schedulers: the engine's `lmx run` summary
   double wall_seconds = 0;
   std::uint64_t memory_bytes = 0;  ///< the sequential scheduler: bytes of agent state
+  /// Graph schedulers: the initial graph's connected components and edges (a protocol that is
+  /// correct "on every connected graph" is judged on connected ones).
+  std::uint64_t components = 0;
+  std::uint64_t edges = 0;
 };
 
 /// Runs a protocol under a scheduler. Throws ProtocolError (or sim::ScenarioError) for bad options.

@@ -369,7 +369,9 @@ Protocol protocol_from_toml_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec))
     throw ProtocolError(sim::printable(path) + ": no such protocol file");
   try {
-    const json j = sim::scenario_json_from_toml_file(path);
+    json j = sim::scenario_json_from_toml_file(path);
+    // The default name is the file's stem, from the path itself (messages show a shortened one).
+    if (j.is_object() && !j.contains("name")) j["name"] = std::filesystem::path(path).stem().string();
     return protocol_from_json(j, sim::printable(path));
   } catch (const sim::ScenarioError& e) {
     throw ProtocolError(e.what());

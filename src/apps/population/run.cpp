@@ -174,6 +174,29 @@ std::vector<AgentState> place(const std::vector<std::uint64_t>& counts, std::uin
   return agents;
 }
 
+/// The initial graph's connected components and edges, by a breadth-first search over the ports.
+void measure_graph(const sim::Engine& e, std::uint64_t n, unsigned delta, Result& r) {
+  std::vector<bool> seen(n, false);
+  std::vector<NodeId> queue;
+  std::uint64_t ends = 0;
+  for (NodeId start = 0; start < n; ++start) {
+    if (seen[start]) continue;
+    ++r.components;
+    seen[start] = true, queue.assign(1, start);
+    while (!queue.empty()) {
+      const NodeId u = queue.back();
+      queue.pop_back();
+      for (unsigned port = 1; port <= delta; ++port) {
+        const NodeId v = e.far_end(u, static_cast<core::Port>(port)).node;
+        if (v == no_node) continue;
+        ++ends;
+        if (!seen[v]) seen[v] = true, queue.push_back(v);
+      }
+    }
+  }
+  r.edges = ends / 2;
+}
+
 /// The trace's first application line: the protocol and every agent's initial state, so that a
 /// reader (the viewer) can follow each agent's state through the interaction lines.
 void trace_agents(sim::Engine& e, const Protocol& p, const std::vector<AgentState>& agents, bool tracing) {
@@ -291,6 +314,7 @@ void run_sequential_graph(const Protocol& p, const RunConfig& cfg, Result& r) {
   std::optional<EdgeSilence> edges;
   if (graph_stays_put(sc)) edges.emplace(*engine, p, sc.delta, agents), census.use_graph_silence(&*edges);
   trace_agents(*engine, p, agents, cfg.trace != nullptr);
+  measure_graph(*engine, n, sc.delta, r);
   Sampler sampler{cfg.history_every > 0 ? std::max<std::uint64_t>(1, std::uint64_t(cfg.history_every * double(n))) : 0};
   sampler.maybe(r, census, 0, 0, true);
   const auto limit = static_cast<std::uint64_t>(std::min(cfg.max_time * double(n), 1.8e19));
@@ -520,6 +544,7 @@ void run_locked(const Protocol& p, const RunConfig& cfg, Result& r) {
   opt.listener = &driver;
   auto engine = sim::make_engine(sc, opt);
   driver.attach(*engine, graph_stays_put(sc));
+  measure_graph(*engine, n, sc.delta, r);
   driver.start();
   while (engine->step()) {
   }
@@ -591,6 +616,7 @@ json to_json(const Protocol& p, const Result& r) {
   if (r.scheduler == SchedulerKind::sequential) {
     j["agent_state_bytes"] = r.memory_bytes;
   } else {
+    j["graph"] = {{"components", r.components}, {"edges", r.edges}, {"connected", r.components == 1}};
     j["rounds"] = r.rounds;
     j["interactions_per_round"] = r.rounds > 0 ? double(r.interactions) / r.rounds : 0.0;
   }
