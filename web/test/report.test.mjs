@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, close, web, results, lmxBin } from './browser.mjs';
+import { launch, close, web, here, results, lmxBin } from './browser.mjs';
 
 let browser, scratch, run, trace;
 before(async () => {
@@ -54,6 +54,7 @@ test('lmx report writes one self-contained page whose plots all render with data
   assert.equal(await page.locator('#verdicts tr[data-verdict="pass"]').count(), 7);
   assert.match(await page.locator('#subtitle').innerText(), /synthetic · variant repaired · seed 7/);
   assert.match(await page.locator('#footer').innerText(), /Lock latencies/);
+  assert.equal(await page.locator('#population-card, #plot-population-card').count(), 0, 'no population part for a plain run');
   await page.screenshot({ path: path.join(results, 'report.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
@@ -80,4 +81,63 @@ test('lmx report rejects bad input with a message naming the file and line', () 
   r = spawnSync(lmxBin(), ['report', run, '--trace', badTrace, '-o', path.join(scratch, 'x.html')], { encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /bad\.jsonl line 4: malformed JSON/);
+});
+
+// The page as `lmx report` fills it, from the built template (so this needs no rebuilt binary).
+function fillReport(data, name) {
+  const out = path.join(scratch, name);
+  const json = JSON.stringify(data).replace(/<\//g, '<\\/');
+  fs.writeFileSync(out, fs.readFileSync(path.join(web, 'dist', 'report.html'), 'utf8').replace('__LMX_REPORT_DATA__', () => json));
+  return out;
+}
+
+test('a population-protocol report shows its figures and the state counts over time', async () => {
+  // test/fixtures/pp-report.json: the data of `lmx pp run approximate-majority --report` (tools/pp-fixtures.mjs)
+  const data = JSON.parse(fs.readFileSync(path.join(here, 'fixtures', 'pp-report.json'), 'utf8'));
+  const pop = data.run.population;
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`request ${r.url()}`); });
+  await page.goto(pathToFileURL(fillReport(data, 'pp-report.html')).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.locator('#error').isVisible(), false);
+  assert.match(await page.locator('#population-card h2').innerText(), /population protocol/i);
+  const figures = await page.locator('#population').innerText();
+  for (const re of [/protocol\s+approximate-majority/, /scheduler\s+lock-neighbourhood/, /agents\s+40/, /stop\s+consensus/, /converged\s+true/,
+    /parallel time\s+19\.575/, /outcome\s+consensus x/, /interactions\s+783/, /interactions per round\s+0\.1846/, /lock requests\s+821/,
+    /lock cycles\s+783/, /cycles without a partner\s+0/, /messages per interaction\s+80\.03/, /lock requests per interaction\s+1\.049/,
+    /isolation checks\s+783/, /final counts\s+x 40/]) assert.match(figures, re);
+  // the chart: one line per state, every history sample, drawn in the palette's colours
+  const chart = page.locator('#plot-population');
+  assert.equal(Number(await chart.getAttribute('data-points')), pop.history.parallel_time.length);
+  assert.equal(await chart.getAttribute('data-series'), 'x,y,b');
+  const strokes = await chart.evaluate((el) => el.uplot.series.slice(1).map((s) => s._stroke || s.stroke()));
+  assert.deepEqual(strokes, ['#4e79a7', '#f28e2b', '#e15759']);
+  const inked = await page.locator('#plot-population canvas').evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) k++;
+    return k;
+  });
+  assert.ok(inked > 500, 'the chart is drawn');
+  // the population part comes before the lock figures it ran on; the rest of the page is as for any run
+  const order = await page.locator('main > section h2').allInnerTexts();
+  assert.ok(order.findIndex((t) => /population protocol/i.test(t)) < order.findIndex((t) => /key figures/i.test(t)));
+  assert.equal(await page.locator('#verdicts tr').count(), 7);
+  await page.screenshot({ path: path.join(results, 'report-pp.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a population report without lock figures or history still draws', async () => {
+  const data = JSON.parse(fs.readFileSync(path.join(here, 'fixtures', 'pp-report.json'), 'utf8'));
+  delete data.run.population.lock;
+  delete data.run.population.history;
+  const page = await browser.newPage();
+  await page.goto(pathToFileURL(fillReport(data, 'pp-bare.html')).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.doesNotMatch(await page.locator('#population').innerText(), /lock requests/);
+  assert.equal(await page.locator('#plot-population').getAttribute('data-points'), '0');
+  await page.close();
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { indexTrace, TraceError, CHECKPOINT } from '../src/viewer/trace.js';
 import { waitsFor } from '../src/viewer/waits.js';
-import { fmtSet, fmtW, fmtP, fmtVal } from '../src/viewer/notation.js';
+import { fmtSet, fmtW, fmtP, fmtVal, describe } from '../src/viewer/notation.js';
 import { here } from './browser.mjs';
 
 const fixture = (name) => fs.readFileSync(path.join(here, 'fixtures', name), 'utf8');
@@ -117,4 +117,87 @@ test('waits-for: the E1 reconnection closes a blocked cycle only in the paper va
   // the demo never deadlocks
   const demo = indexTrace(fixture('demo.jsonl'));
   for (let t = 0; t <= demo.events; t++) assert.deepEqual(waitsFor(demo.stateAt(t), 'repaired').cycles, [], `t = ${t}`);
+});
+
+// Population protocols: each agent's state after every step, replayed with JSON.parse.
+function referenceAgents(text) {
+  const lines = text.split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
+  const agents = lines.find((e) => e.ev === 'agents');
+  let cur = agents.initial.slice();
+  const out = [cur.slice()];
+  for (const e of lines) {
+    if (e.ev === 'agents') cur = e.initial.slice();
+    if (e.ev === 'interact') {
+      cur[e.initiator] = agents.states.indexOf(e.after[0]);
+      cur[e.responder] = agents.states.indexOf(e.after[1]);
+    }
+    out.push(cur.slice());
+  }
+  return { states: agents.states, out };
+}
+
+test('pp-majority.jsonl: every step replays to the agents\' reference states and counts, in either key order', () => {
+  const text = fixture('pp-majority.jsonl');
+  const ref = referenceAgents(text);
+  for (const variant of [text, reformat(text)]) {
+    const tr = indexTrace(variant);
+    assert.equal(tr.error, null);
+    assert.deepEqual(tr.warnings, []);
+    assert.equal(tr.population.protocol, 'approximate-majority');
+    assert.deepEqual(tr.population.states, ref.states);
+    const check = (t) => {
+      const pp = tr.stateAt(t).pp;
+      assert.deepEqual(Array.from(pp.agent), ref.out[t], `t = ${t}`);
+      const counts = ref.states.map((_, k) => ref.out[t].filter((x) => x === k).length);
+      assert.deepEqual(Array.from(pp.counts), counts, `counts at t = ${t}`);
+    };
+    for (let t = 0; t <= tr.events; t++) check(t);
+    for (let t = tr.events; t >= 0; t -= 13) check(t);
+  }
+  // the lock-state index is unchanged by the population lines
+  const tr = indexTrace(text);
+  assert.deepEqual(observed(tr, tr.events), reference(text)[tr.events]);
+});
+
+test('pp: a population state survives checkpoints, and bad population lines name the line', () => {
+  const lines = fixture('pp-majority.jsonl').split('\n').filter(Boolean);
+  const at = lines.findIndex((l) => l.includes('"ev":"agents"'));
+  // repeat the interactions until the trace spans several checkpoints
+  const inter = lines.filter((l) => l.includes('"ev":"interact"'));
+  const body = [];
+  while (body.length < 3 * CHECKPOINT) body.push(...inter);
+  const long = [...lines.slice(0, at + 1), ...body].map((l, i) => (i ? l.replace(/"t":\d+/, `"t":${i}`) : l)).join('\n') + '\n';
+  const ref = referenceAgents(long);
+  const tr = indexTrace(long);
+  assert.equal(tr.error, null);
+  assert.ok(tr.checkpoints.length >= 4);
+  for (const t of [CHECKPOINT - 1, CHECKPOINT, 2 * CHECKPOINT + 5, tr.events, 3, CHECKPOINT + 1]) assert.deepEqual(Array.from(tr.stateAt(t).pp.agent), ref.out[t], `t = ${t}`);
+
+  const swap = (i, l) => [...lines.slice(0, i), l, ...lines.slice(i + 1)].join('\n') + '\n';
+  const first = lines.findIndex((l) => l.includes('"ev":"interact"'));
+  let bad = indexTrace(swap(first, lines[first].replace(/"after":\["(\w+)"/, '"after":["Q"')));
+  assert.match(bad.error.message, new RegExp(`^line ${first + 1}: "interact" event: unknown state "Q"`));
+  bad = indexTrace(swap(at, lines[at].replace(/"initial":\[\d+,/, '"initial":[')));
+  assert.match(bad.error.message, new RegExp(`^line ${at + 1}: "agents" event: "initial" has 9 states for 10 nodes`));
+  bad = indexTrace(swap(at, lines[at].replace(/"initial":\[\d+,/, '"initial":[7,')));
+  assert.match(bad.error.message, new RegExp(`^line ${at + 1}: "agents" event: "initial" is not a list of indices`));
+  bad = indexTrace(swap(at, lines[at].replace('"ev":"agents"', '"ev":"agents-later"')));
+  assert.match(bad.error.message, new RegExp(`^line ${first + 1}: "interact" event before the "agents" line`));
+  bad = indexTrace(swap(first, lines[first].replace(/"before":\[[^\]]*\]/, '"before":"x"')));
+  assert.match(bad.error.message, /"before" and "after" must each be two state names/);
+  // a "before" that is not the agents' state is a warning, not an error
+  const odd = indexTrace(swap(first, lines[first].replace(/"before":\["\w+"/, '"before":["b"')));
+  assert.equal(odd.error, null);
+  assert.match(odd.warnings.join(), /the interaction's "before" b,\w+ is not n\d+'s and n\d+'s state/);
+  // traces without an agents line have no population
+  assert.equal(indexTrace(fixture('demo.jsonl')).population, null);
+  assert.equal(indexTrace(fixture('demo.jsonl')).stateAt(50).pp, null);
+});
+
+test('interactions and subset Lock calls read well in the event list', () => {
+  assert.equal(describe({ ev: 'interact', initiator: 3, responder: 7, before: ['I', 'S'], after: ['I', 'I'] }), 'n3 ⇄ n7: I,S → I,I');
+  assert.equal(describe({ ev: 'interact', initiator: 3, responder: 7, before: ['S', 'S'], after: ['S', 'S'] }), 'n3 ⇄ n7: S,S → S,S (no change)');
+  assert.equal(describe({ ev: 'call', node: 0, op: 'lock', status: 'ok', requested: [3] }), 'n0 calls Lock on ports {3}');
+  assert.equal(describe({ ev: 'call', node: 0, op: 'lock', status: 'ok' }), 'n0 calls Lock');
+  assert.equal(describe({ ev: 'agents', protocol: 'epidemic', states: ['I', 'S'], initial: [1, 0, 1] }), 'agents: epidemic, 3 agents in states I, S');
 });

@@ -1,7 +1,7 @@
 // End-to-end tests of the trace viewer in Debian's Chromium (headless, through playwright-core).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,7 @@ const reg = (page, name) => page.locator(`#registers tr[data-reg="${name}"] td`)
 test('demo trace: stepping to the first Lock completion shows the lock set', async () => {
   const page = await open(fixture('demo.jsonl'));
   assert.match(await text(page, '#title'), /demo\.jsonl — 105 events/);
+  assert.ok(await page.locator('#pop-box').isHidden(), 'no population legend without an agents line');
   await page.click('#next-lock');
   assert.match(await text(page, '#step-label'), /^t = 55 \/ 105, round 13/);
   assert.match(await text(page, '#event-label'), /n0 Lock done: L = \{0,1\}, lock set \{n0,n1\}/);
@@ -85,6 +86,10 @@ test('a real lmx run trace opens without warnings and shows a completed lock set
   const page = await open(trace);
   assert.equal(await page.evaluate(() => document.body.dataset.ready), '1');
   assert.ok(await page.locator('#error').isHidden(), `no warning or error banner: ${await page.locator('#error').textContent()}`);
+  // a plain run has no population: no state legend, no interaction button, the lock-state legend
+  assert.ok(await page.locator('#pop-box').isHidden());
+  assert.ok(await page.locator('#next-interact').isHidden());
+  assert.match(await text(page, '#legend'), /node fill: initiator state/);
   await page.click('#next-lock');
   const label = await text(page, '#event-label');
   const m = label.match(/^n(\d+) Lock done: L = \{[\d,]+\}, lock set \{([n\d,]+)\}/);
@@ -94,6 +99,94 @@ test('a real lmx run trace opens without warnings and shows a completed lock set
   assert.equal(await reg(page, 'lock'), '0');
   assert.ok(m[2].split(',').includes(`n${m[1]}`));
   assert.ok((await page.locator('#lockset-value').getAttribute('data-nodes')).split(',').includes(m[1]));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The population legend: state -> count, in the order of the protocol's states.
+const legend = (page) => page.locator('#pop-legend .pp-row').evaluateAll((rows) => rows.map((r) => [r.dataset.state, Number(r.dataset.count), r.dataset.colour]));
+// The colour drawn at a point inside node u's disc (below its label), as [r, g, b].
+const nodePixel = (page, u) => page.evaluate((u) => {
+  const c = document.getElementById('canvas');
+  const { x, y, r } = window.lmxViewer.nodeScreen(u);
+  const dpr = window.devicePixelRatio || 1;
+  const d = c.getContext('2d').getImageData(Math.round(x * dpr), Math.round((y + r * 0.7) * dpr), 1, 1).data;
+  return [d[0], d[1], d[2]];
+}, u);
+const rgb = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+const near = (a, b) => a.every((x, i) => Math.abs(x - b[i]) <= 8);
+
+test('population trace: agents coloured by protocol state, a legend with counts, interactions highlighted', async () => {
+  const page = await open(fixture('pp-majority.jsonl'));
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), '1');
+  assert.ok(await page.locator('#error').isHidden(), await page.locator('#error').textContent());
+  assert.ok(await page.locator('#pop-box').isVisible());
+  assert.match(await text(page, '#pop-box h2'), /approximate-majority/);
+  assert.match(await text(page, '#info'), /protocol\s+approximate-majority \(3 states\)/);
+  assert.match(await text(page, '#legend'), /node fill: protocol state/);
+
+  // before any interaction: the initial states (6 x, 4 y, no b), as the agents line says
+  let rows = await legend(page);
+  assert.deepEqual(rows.map(([s, k]) => [s, k]), [['x', 6], ['y', 4], ['b', 0]]);
+  assert.equal(new Set(rows.map((r) => r[2])).size, 3, 'one colour per state');
+  const colour = Object.fromEntries(rows.map(([s, , c]) => [s, c]));
+  const initial = [0, 0, 1, 0, 0, 0, 1, 1, 0, 1];  // the fixture's agents line
+  for (let u = 0; u < 10; u++) {
+    const want = rgb(colour[['x', 'y', 'b'][initial[u]]]);
+    const got = await nodePixel(page, u);
+    assert.ok(near(got, want), `n${u} is drawn ${got}, its state's colour is ${want}`);
+  }
+  assert.ok(!near(await nodePixel(page, 0), await nodePixel(page, 2)), 'agents in different states look different');
+
+  // the first interaction: n6 (y) meets n0 (x), n0 becomes blank
+  await page.click('#next-interact');
+  assert.match(await text(page, '#event-label'), /^n6 ⇄ n0: y,x → y,b$/);
+  assert.equal(await page.locator('#canvas').getAttribute('data-interaction'), '6,0');
+  assert.equal(await page.locator('#node-name').textContent(), 'n6');
+  assert.equal(await reg(page, 'agent'), 'y');
+  rows = await legend(page);
+  assert.deepEqual(rows.map(([s, k]) => [s, k]), [['x', 5], ['y', 4], ['b', 1]]);
+  assert.equal(rows.reduce((a, r) => a + r[1], 0), 10, 'the counts sum to the agents');
+  assert.ok(near(await nodePixel(page, 0), rgb(colour.b)), 'n0 is drawn in b\'s colour');
+  assert.match(await text(page, '#log li.current'), /n6 ⇄ n0: y,x → y,b/);
+  // both agents are ringed in the interaction colour (amber)
+  const amber = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 245) < 12 && Math.abs(d[i + 1] - 158) < 14 && d[i + 2] < 40) k++;
+    return k;
+  });
+  assert.ok(amber > 300, `the interaction is highlighted (${amber} amber pixels)`);
+  await page.screenshot({ path: path.join(results, 'viewer-pp-interaction.png') });
+  // one step on, the highlight of this step is gone; one step back, the counts are the initial ones
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator('#canvas').getAttribute('data-interaction'), '');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.deepEqual((await legend(page)).map(([s, k]) => [s, k]), [['x', 6], ['y', 4], ['b', 0]]);
+
+  // the end: every interaction applied, the counts still sum to the agents
+  await page.keyboard.press('End');
+  rows = await legend(page);
+  assert.equal(rows.reduce((a, r) => a + r[1], 0), 10);
+  assert.equal(await page.locator('#pop-legend').getAttribute('data-interactions'), '15');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a real lmx pp run trace (moving agents) opens without warnings and ends in the run\'s final counts', async () => {
+  const trace = path.join(scratch, 'pp.jsonl');
+  const out = JSON.parse(execFileSync(lmxBin(), ['pp', 'run', 'epidemic', '--scheduler', 'lock-neighbourhood', '--set', 'agents=30', '--set', 'delta=4',
+    '--set', 'topology.kind=mobility', '--trace', trace, '--json'], { encoding: 'utf8' }));
+  const page = await open(trace);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), '1');
+  assert.ok(await page.locator('#error').isHidden(), `no warning or error banner: ${await page.locator('#error').textContent()}`);
+  assert.deepEqual(Object.fromEntries((await legend(page)).map(([s, k]) => [s, k])), out.initial_counts);
+  await page.keyboard.press('End');
+  const counts = Object.fromEntries((await legend(page)).map(([s, k]) => [s, k]).filter(([, k]) => k > 0));
+  assert.deepEqual(counts, out.final_counts);
+  assert.equal(Number(await page.locator('#pop-legend').getAttribute('data-interactions')), out.interactions);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

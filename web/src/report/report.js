@@ -1,8 +1,10 @@
 // The self-contained run report: `lmx report RUN.json [--trace TRACE] -o report.html` inlines the
 // run summary (docs/run-format.md) and, when a trace is given, exact per-Lock latencies and the
-// trace's violations, into this page. Plots use uPlot; nothing is fetched.
+// trace's violations, into this page. Plots use uPlot; nothing is fetched. A population-protocol
+// run (`lmx pp run --report`) adds its figures and the state counts over time.
 import uPlot from 'uplot';
 import { $, fail, kv, num } from '../common/page.js';
+import { stateColour } from '../common/palette.js';
 
 const PROPS = {
   P1: 'Mutual exclusion: lock sets are disjoint',
@@ -70,6 +72,58 @@ function categorical(id, labels, ys, colour, yLabel) {
   el.uplot = u;
 }
 
+// A card like the page's own, inserted before `before` (the page's sections stay as they are for
+// every other run).
+function card(id, title, before, cls = '') {
+  const sec = document.createElement('section');
+  sec.className = `card ${cls}`.trim();
+  sec.id = `${id}-card`;
+  const h = document.createElement('h2');
+  h.textContent = title;
+  const body = document.createElement('div');
+  body.id = id;
+  if (cls === 'plot') body.className = 'chart';
+  sec.append(h, body);
+  before.before(sec);
+  return body;
+}
+
+const counts = (c) => (c && typeof c === 'object' ? Object.entries(c).map(([s, k]) => `${s} ${num(k)}`).join(' · ') : undefined);
+
+// The population part of `lmx pp run --report` (docs/population.md): the run's figures, and the
+// count of each state against parallel time, one line per state in the viewer's state colours.
+function population(pop, before) {
+  const lk = pop.lock || null;
+  const rows = [
+    ['protocol', pop.protocol], ['scheduler', pop.scheduler], ['agents', num(pop.agents)], ['stop', pop.stop],
+    ['converged', pop.converged === undefined ? undefined : String(pop.converged)], ['parallel time', num(pop.parallel_time, 3)],
+    ['outcome', pop.outcome], ['interactions', num(pop.interactions)], ['interactions per round', num(pop.interactions_per_round, 4)],
+  ];
+  if (pop.initial_counts) rows.push(['initial counts', counts(pop.initial_counts)]);
+  if (pop.final_counts) rows.push(['final counts', counts(pop.final_counts)]);
+  if (lk) {
+    rows.push(
+      ['lock requests', num(lk.lock_requests)], ['lock cycles', num(lk.lock_cycles)], ['cycles without a partner', num(lk.no_partner)],
+      ['messages per interaction', num(lk.messages_per_interaction, 2)], ['lock requests per interaction', num(lk.lock_requests_per_interaction, 3)],
+      ['isolation checks', num(lk.isolation_checks)],
+    );
+  }
+  const figures = card('population', 'Population protocol', before);
+  figures.append(kv(rows));
+
+  card('plot-population', 'Population: agents in each state over parallel time', before, 'plot');
+  const h = pop.history || {};
+  const xs = Array.isArray(h.parallel_time) ? h.parallel_time : [];
+  // the protocol's order of states (the palette is by index), then any the history adds
+  const byName = h.counts && typeof h.counts === 'object' ? h.counts : {};
+  const names = [...(Array.isArray(pop.states) ? pop.states : []).filter((s) => s in byName), ...Object.keys(byName).filter((s) => !(pop.states || []).includes(s))];
+  const index = (s) => { const k = (pop.states || []).indexOf(s); return k >= 0 ? k : (pop.states || []).length + names.indexOf(s); };
+  const series = names.filter((s) => Array.isArray(byName[s]) && byName[s].length === xs.length)
+    .map((s) => ({ label: s, ys: byName[s], colour: stateColour(index(s)) }));
+  plot('plot-population', series.length ? { xs, series, xLabel: 'parallel time (interactions / agents)', yLabel: 'agents' } : { xs: [], series: [] });
+  $('plot-population').dataset.series = series.map((s) => s.label).join(',');
+}
+
 function main() {
   let data;
   try {
@@ -116,6 +170,8 @@ function main() {
     $('violations').append(ul);
   }
   if (run.stalled) $('violations').prepend('A global stall was found.');
+  // a population protocol's own results come before the lock figures they ran on
+  if (run.population && typeof run.population === 'object') population(run.population, $('figures').closest('section'));
 
   const lr = run.latency_rounds || {};
   $('figures').append(kv([

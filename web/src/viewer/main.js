@@ -1,16 +1,19 @@
 // The lmx trace viewer: one static page, no network. Loads a trace from the file picker, a drop,
 // or `?trace=URL` (what `lmx view` serves), indexes it once (trace.js) and draws any step on a
 // canvas: topology, node state and phase, lock sets, messages in transit, the waits-for relation.
+// A population-protocol trace (an `agents` line) also colours each agent by its protocol state.
 import { indexTrace, KIND, TraceError, MESSAGE_KINDS, IDLE_NODE } from './trace.js';
 import { waitsFor, enabledGuarded } from './waits.js';
 import { fmtSet, fmtW, fmtP, fmtVal, fmtNodes, describe, msgText } from './notation.js';
 import { computeLayout } from './layout.js';
 import { MSG_COLOUR, shapes } from './shapes.js';
+import { stateColour, stateInk } from '../common/palette.js';
 
 export const STATE_COLOUR = { BOT: '#e5e7eb', PREPARE: '#fde68a', COMPETE: '#fb923c', WIN: '#c084fc', LOCKED: '#22c55e', UNLOCK: '#60a5fa' };
 export const PHASE_COLOUR = { BOT: '#94a3b8', PREPARE: '#0ea5e9', COMPETE: '#db2777' };
 const WAIT_COLOUR = { reply: '#2563eb', request: '#ea580c', release: '#64748b' };
-const FADE = 12;  // topology changes stay highlighted for this many events
+const FADE = 12;  // topology changes and interactions stay highlighted for this many events
+const INTERACT_COLOUR = '#f59e0b';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -38,6 +41,7 @@ async function loadText(text, name) {
     trace = indexTrace(text);
   } catch (err) {
     ui.trace = null;
+    showPopulation(null);
     document.body.classList.remove('loaded');
     $('title').textContent = name;
     showError(`Cannot open ${name}: ${err instanceof TraceError ? err.message : String(err)}`);
@@ -61,7 +65,10 @@ async function loadText(text, name) {
     ['stalled', trace.end ? String(trace.end.stalled) : '—'],
   ];
   if (h.scenario && h.scenario.detail) rows.push(['detail', h.scenario.detail]);
+  const pop = trace.population;
+  if (pop) rows.splice(1, 0, ['protocol', `${pop.protocol} (${pop.states.length} states)`]);
   $('info').append(table(rows));
+  showPopulation(pop);
   reportProblems();
   const params = new URLSearchParams(location.search);
   goto(params.has('t') ? Number(params.get('t')) : 0);
@@ -76,11 +83,20 @@ async function loadText(text, name) {
   });
 }
 
+// The population box, the interaction button and the legend that fits the trace.
+function showPopulation(pop) {
+  $('pop-box').hidden = !pop;
+  $('next-interact').hidden = !pop;
+  $('pop-protocol').textContent = pop ? pop.protocol : '';
+  buildLegend(!!pop);
+}
+
 // The trace has a damaged line: keep the events before it.
 function damaged(err) {
   const tr = ui.trace;
   tr.error = err;
   tr.truncate(err.line - 1);
+  if (!tr.population) showPopulation(null);  // the agents line was cut off
   reportProblems();
   goto(Math.min(ui.t, tr.events));
 }
@@ -138,7 +154,7 @@ function jump(codes, label) {
   const t = ui.trace.find(ui.t, codes, 1);
   if (t < 0) { flash(`no further ${label}`); return; }
   goto(t);
-  if (ui.trace.kind[t] === KIND.done_lock) select(ui.trace.node[t]);
+  if (ui.trace.kind[t] === KIND.done_lock || ui.trace.kind[t] === KIND.interact) select(ui.trace.node[t]);
   else if (ui.trace.kind[t] === KIND.violation && ui.trace.node[t] >= 0) select(ui.trace.node[t]);
 }
 function flash(msg) {
@@ -201,6 +217,7 @@ function updatePanel() {
     const prevAct = nd.t === t && t > 0;
     const r = nd.regs;
     const rows = [
+      ...(ui.sys.pp ? [['agent', tr.population.states[ui.sys.pp.agent[u]]]] : []),
       ['state', fmtVal(nd.state)], ['phase', fmtVal(nd.phase)], ['lock', fmtVal(nd.lock)],
       ['L', fmtSet(r.L)], ['R', fmtSet(r.R)], ['W', fmtW(r.W)], ['H', fmtSet(r.H)],
       ['A', fmtSet(r.A)], ['C', fmtSet(r.C)], ['P', fmtP(r.P)],
@@ -210,6 +227,7 @@ function updatePanel() {
       row.dataset.reg = k;
       const th = document.createElement('th');
       th.innerHTML = k.length === 1 ? `<i>${k}</i>` : k;
+      if (k === 'agent') th.title = 'the protocol state of this agent';
       row.append(th);
       row.insertCell().textContent = v;
     }
@@ -265,6 +283,7 @@ function updatePanel() {
   }
   if (!w.edges.length) wb.textContent = 'nobody waits';
   updateBanner();
+  if (ui.sys.pp) updatePopulation();
   // event log around t
   const log = $('log');
   log.innerHTML = '';
@@ -272,7 +291,7 @@ function updatePanel() {
   for (let i = from; i <= to; i++) {
     const li = document.createElement('li');
     const k = tr.kind[i];
-    li.className = (i === t ? 'current ' : '') + (k === KIND.violation ? 'k-violation' : k === KIND.done_lock || k === KIND.done_unlock ? 'k-done' : '');
+    li.className = (i === t ? 'current ' : '') + (k === KIND.violation ? 'k-violation' : k === KIND.done_lock || k === KIND.done_unlock ? 'k-done' : k === KIND.interact ? 'k-interact' : '');
     li.textContent = `${i}  ${describe(tr.event(i))}`;
     li.title = li.textContent;
     li.onclick = () => goto(i);
@@ -280,12 +299,65 @@ function updatePanel() {
   }
 }
 
-function buildLegend() {
+// The protocol's states with their colour and how many agents hold each at the current step.
+function updatePopulation() {
+  const tr = ui.trace, pp = ui.sys.pp, n = tr.n;
+  const e = tr.kind[ui.t] === KIND.interact ? tr.parsed(ui.t) : null;
+  const touched = new Set(e ? [...e.before, ...e.after] : []);
+  const box = $('pop-legend');
+  box.innerHTML = '';
+  box.classList.toggle('many', tr.population.states.length > 8);  // two columns for many states
+  box.dataset.total = String(pp.counts.reduce((a, b) => a + b, 0));
+  box.dataset.interactions = String(pp.interactions);
+  tr.population.states.forEach((name, k) => {
+    const row = document.createElement('div');
+    row.className = 'pp-row' + (pp.counts[k] ? '' : ' empty') + (touched.has(name) ? ' touched' : '');
+    row.dataset.state = name;
+    row.dataset.count = String(pp.counts[k]);
+    row.dataset.colour = stateColour(k);
+    row.title = `${name}: ${pp.counts[k]} of ${n} agents`;
+    const sw = document.createElement('span');
+    sw.className = 'sw';
+    sw.style.background = stateColour(k);
+    const nm = document.createElement('span');
+    nm.className = 'name';
+    nm.textContent = name;
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    const fill = document.createElement('span');
+    fill.style.width = `${(100 * pp.counts[k]) / n}%`;
+    fill.style.background = stateColour(k);
+    bar.append(fill);
+    const ct = document.createElement('span');
+    ct.className = 'count';
+    ct.textContent = String(pp.counts[k]);
+    row.append(sw, nm, bar, ct);
+    box.append(row);
+  });
+  const sum = document.createElement('div');
+  sum.className = 'total';
+  sum.textContent = `${pp.interactions.toLocaleString('en')} interaction${pp.interactions === 1 ? '' : 's'} so far`;
+  box.append(sum);
+}
+
+// The static legend. In a population-protocol trace the fill shows the protocol state (its own
+// legend, with counts, is in the Population box), so the lock state moves to two rings outside it.
+function buildLegend(population = false) {
   const lg = $('legend');
-  const parts = ['<div class="head">node fill: initiator state</div>'];
-  for (const [s, c] of Object.entries(STATE_COLOUR)) parts.push(`<span><span class="sw" style="background:${c}"></span>${fmtVal(s)}</span>`);
-  parts.push('<div class="head">ring: participant phase</div>');
-  for (const [s, c] of Object.entries(PHASE_COLOUR)) parts.push(`<span><span class="ring" style="border-color:${c}${s === 'BOT' ? ';border-width:1px' : ''}"></span>${fmtVal(s)}</span>`);
+  const parts = [];
+  if (population) {
+    parts.push('<div class="head">node fill: protocol state (see Population)</div>');
+    parts.push('<div class="head">inner ring: initiator state (none: ⊥)</div>');
+    for (const [s, c] of Object.entries(STATE_COLOUR)) if (s !== 'BOT') parts.push(`<span><span class="ring" style="border-color:${c}"></span>${fmtVal(s)}</span>`);
+    parts.push('<div class="head">outer ring: participant phase (none: ⊥)</div>');
+    for (const [s, c] of Object.entries(PHASE_COLOUR)) if (s !== 'BOT') parts.push(`<span><span class="ring" style="border-color:${c}"></span>${fmtVal(s)}</span>`);
+    parts.push(`<span style="grid-column:1/-1"><span class="line" style="border-color:${INTERACT_COLOUR};border-top-width:4px"></span>interaction (initiator → responder), fading</span>`);
+  } else {
+    parts.push('<div class="head">node fill: initiator state</div>');
+    for (const [s, c] of Object.entries(STATE_COLOUR)) parts.push(`<span><span class="sw" style="background:${c}"></span>${fmtVal(s)}</span>`);
+    parts.push('<div class="head">ring: participant phase</div>');
+    for (const [s, c] of Object.entries(PHASE_COLOUR)) parts.push(`<span><span class="ring" style="border-color:${c}${s === 'BOT' ? ';border-width:1px' : ''}"></span>${fmtVal(s)}</span>`);
+  }
   parts.push('<div class="head">messages in transit (sender → receiver)</div>');
   for (const k of MESSAGE_KINDS) parts.push(`<span><span class="msg" style="background:${MSG_COLOUR[k]}"></span>${k}</span>`);
   parts.push('<div class="head">waits-for arrows</div>');
@@ -318,6 +390,7 @@ function nodeXY(u, T) {
   const y = p && !Number.isNaN(p[2 * u + 1]) ? p[2 * u + 1] : ui.layout.xy[2 * u + 1];
   return [T.X(x), T.Y(y)];
 }
+function nodeRadius(T) { return Math.max(3, Math.min(18, (T.s / Math.sqrt(ui.trace.n)) * 0.18)); }
 function hue(u) { return `hsl(${(u * 137.508) % 360}, 70%, 45%)`; }
 
 function draw() {
@@ -334,7 +407,7 @@ function draw() {
   const T = transform();
   const sys = ui.sys;
   const n = tr.n;
-  const r = Math.max(3, Math.min(18, (T.s / Math.sqrt(n)) * 0.18));
+  const r = nodeRadius(T);
   const detail = r >= 9;
   const showPorts = $('show-ports').checked && detail;
 
@@ -424,32 +497,81 @@ function draw() {
     }
   }
 
+  // interactions of the last FADE events: initiator → responder, the one at this step in full
+  const pp = sys.pp;
+  const ring = Math.max(1.5, r * 0.16);
+  const out = pp ? 2 * (ring + 1.5) : 0;  // the lock-state rings around an agent
+  const met = [];
+  if (pp) {
+    for (let t = ui.t; t > Math.max(0, ui.t - FADE); t--) {
+      if (tr.kind[t] !== KIND.interact) continue;
+      const e = tr.parsed(t);
+      const [ax, ay] = nodeXY(e.initiator, T), [bx, by] = nodeXY(e.responder, T);
+      ctx.globalAlpha = t === ui.t ? 1 : 0.6 * (1 - (ui.t - t) / FADE);
+      arrow(ax, ay, bx, by, INTERACT_COLOUR, t === ui.t ? 5 : 3, [], r + out + 2, t === ui.t ? 12 : 8);
+      ctx.globalAlpha = 1;
+      if (t === ui.t) met.push(e.initiator, e.responder);
+    }
+  }
+  canvas.dataset.interaction = met.join(',');
+
   // nodes
   for (let u = 0; u < n; u++) {
     const nd = sys.nodes[u];
     const [x, y] = nodeXY(u, T);
-    ctx.beginPath();
-    ctx.arc(x, y, r, 0, 2 * Math.PI);
-    ctx.fillStyle = STATE_COLOUR[nd.state] || '#fff';
-    ctx.fill();
-    ctx.lineWidth = nd.phase === 'BOT' ? 1 : Math.max(2, r * 0.3);
-    ctx.strokeStyle = PHASE_COLOUR[nd.phase] || '#000';
-    ctx.stroke();
+    if (pp) drawAgent(x, y, r, ring, nd, pp.agent[u]);
+    else {
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      ctx.fillStyle = STATE_COLOUR[nd.state] || '#fff';
+      ctx.fill();
+      ctx.lineWidth = nd.phase === 'BOT' ? 1 : Math.max(2, r * 0.3);
+      ctx.strokeStyle = PHASE_COLOUR[nd.phase] || '#000';
+      ctx.stroke();
+    }
+    if (met.includes(u)) {  // one of the two agents of this step's interaction
+      ctx.beginPath(); ctx.arc(x, y, r + out + 4, 0, 2 * Math.PI);
+      ctx.lineWidth = 4; ctx.strokeStyle = INTERACT_COLOUR; ctx.stroke();
+    }
     if (nd.t === ui.t && ui.t > 0) {  // acted at this step
-      ctx.beginPath(); ctx.arc(x, y, r + 4, 0, 2 * Math.PI);
+      ctx.beginPath(); ctx.arc(x, y, r + out + 4, 0, 2 * Math.PI);
       ctx.lineWidth = 1.5; ctx.strokeStyle = '#0f172a'; ctx.setLineDash([2, 2]); ctx.stroke(); ctx.setLineDash([]);
     }
     if (u === ui.selected) {
-      ctx.beginPath(); ctx.arc(x, y, r + 7, 0, 2 * Math.PI);
+      ctx.beginPath(); ctx.arc(x, y, r + out + 7, 0, 2 * Math.PI);
       ctx.lineWidth = 2.5; ctx.strokeStyle = '#2563eb'; ctx.stroke();
     }
     if (detail) {
-      ctx.fillStyle = '#0f172a';
+      ctx.fillStyle = pp ? stateInk(pp.agent[u]) : '#0f172a';
       ctx.font = `600 ${Math.round(r * 0.75)}px system-ui, sans-serif`;
       ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
       ctx.fillText(`n${u}`, x, y);
     }
   }
+}
+
+// An agent: filled with its protocol state's colour; its lock state in two thin rings outside,
+// the initiator state, then the participant phase, each left out while ⊥ (as most agents are
+// idle most of the time). White gaps keep the rings from reading as part of the fill.
+function drawAgent(x, y, r, w, nd, k) {
+  const gap = 1.5;
+  const outer = nd.phase !== 'BOT' ? 2 : nd.state !== 'BOT' ? 1 : 0;
+  if (outer) { ctx.beginPath(); ctx.arc(x, y, r + outer * (w + gap), 0, 2 * Math.PI); ctx.fillStyle = 'white'; ctx.fill(); }
+  if (nd.state !== 'BOT') {
+    ctx.beginPath(); ctx.arc(x, y, r + gap + w / 2, 0, 2 * Math.PI);
+    ctx.lineWidth = w; ctx.strokeStyle = STATE_COLOUR[nd.state] || '#000'; ctx.stroke();
+  }
+  if (nd.phase !== 'BOT') {
+    ctx.beginPath(); ctx.arc(x, y, r + 2 * gap + 1.5 * w, 0, 2 * Math.PI);
+    ctx.lineWidth = w; ctx.strokeStyle = PHASE_COLOUR[nd.phase] || '#000'; ctx.stroke();
+  }
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, 2 * Math.PI);
+  ctx.fillStyle = stateColour(k);
+  ctx.fill();
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = '#334155';
+  ctx.stroke();
 }
 
 // ---------- input ----------
@@ -511,6 +633,7 @@ $('scrub').addEventListener('input', (e) => {
   if (first) requestAnimationFrame(() => { const t = scrubTarget; scrubTarget = null; goto(t); });
 });
 $('next-lock').onclick = () => jump([KIND.done_lock], 'Lock completion');
+$('next-interact').onclick = () => jump([KIND.interact], 'interaction');
 $('next-viol').onclick = () => jump(ui.trace && ui.trace.end && ui.trace.end.stalled ? [KIND.violation, KIND.end] : [KIND.violation], 'violation or stall');
 for (const id of ['show-waits', 'show-msgs', 'show-ports']) $(id).addEventListener('change', draw);
 window.addEventListener('keydown', (e) => {
@@ -522,6 +645,7 @@ window.addEventListener('keydown', (e) => {
   else if (e.key === 'End') goto(Infinity);
   else if (e.key === 'n') $('next-lock').click();
   else if (e.key === 'v') $('next-viol').click();
+  else if (e.key === 'i' && !$('next-interact').hidden) $('next-interact').click();
 });
 window.addEventListener('resize', draw);
 
@@ -529,6 +653,8 @@ buildLegend();
 draw();
 ui.goto = goto;
 ui.select = select;
+// where node u is drawn, in CSS pixels of the canvas (for tests)
+ui.nodeScreen = (u) => { const T = transform(); const [x, y] = nodeXY(u, T); return { x, y, r: nodeRadius(T) }; };
 ui.loadText = loadText;
 const src = new URLSearchParams(location.search).get('trace');
 if (src) {

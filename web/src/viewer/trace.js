@@ -2,12 +2,14 @@
 // kinds in typed arrays, plus a full checkpoint of the observed system every CHECKPOINT events, so
 // that any step is reached by restoring one checkpoint and replaying at most CHECKPOINT lines.
 // Strict about required fields, tolerant of extra fields and of event kinds it does not know.
+// Population-protocol traces (`agents` and `interact` lines) also get each agent's protocol state
+// and the count of each state, kept in the same checkpoints.
 
 export const SCHEMA = 1;
 export const CHECKPOINT = 2048;
 
-export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12, idle: 13 };
-const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12, idle: 13 };
+export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15 };
+const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15 };
 
 const REQUIRED = {
   connect: ['u', 'pu', 'v', 'pv'],
@@ -22,6 +24,8 @@ const REQUIRED = {
   end: ['rounds', 'events', 'hash', 'stalled'],
   finding: ['kind', 'detail'],
   idle: ['node'],
+  agents: ['protocol', 'states', 'initial'],
+  interact: ['initiator', 'responder', 'before', 'after'],
 };
 const REGS = ['L', 'R', 'W', 'H', 'A', 'C', 'P'];
 export const MESSAGE_KINDS = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
@@ -49,6 +53,7 @@ export class SystemState {
     this.pos = null;                            // Float64Array(2n) once a move happened
     this.locks = 0;                             // completed Lock calls so far
     this.detector = new Map();                  // node -> ports cut since it last acted (D)
+    this.pp = null;                             // population protocols, from the agents line on: {agent, counts, index, interactions}
   }
   clone() {
     const c = new SystemState(0);
@@ -59,6 +64,7 @@ export class SystemState {
     c.pos = this.pos ? this.pos.slice() : null;
     c.locks = this.locks;
     c.detector = new Map(this.detector);
+    c.pp = this.pp && { agent: this.pp.agent.slice(), counts: this.pp.counts.slice(), index: this.pp.index, interactions: this.pp.interactions };
     c.initialPos = this.initialPos;
     return c;
   }
@@ -96,10 +102,32 @@ export class SystemState {
       case KIND.done_lock:
         this.locks += 1;
         break;
+      case KIND.agents:
+        this.pp = population(e.full);
+        break;
+      case KIND.interact:
+        // indexTrace() refuses an interaction before the agents line or with an unknown state
+        if (this.pp) { setAgent(this.pp, e.node, e.after[0]); setAgent(this.pp, e.responder, e.after[1]); this.pp.interactions += 1; }
+        break;
       default:
         break;
     }
   }
+}
+
+/// Each agent's state index and the count of each state, from an agents line's `states` and `initial`.
+function population(full) {
+  const agent = Uint16Array.from(full.initial);
+  const counts = new Int32Array(full.states.length);
+  for (const k of agent) counts[k] += 1;
+  return { agent, counts, index: new Map(full.states.map((s, i) => [s, i])), interactions: 0 };
+}
+function setAgent(pp, u, name) {
+  const k = pp.index.get(name);
+  if (k === undefined) return;
+  pp.counts[pp.agent[u]] -= 1;
+  pp.agent[u] = k;
+  pp.counts[k] += 1;
 }
 
 /// What the page draws at one step: SystemState with the node registers and messages parsed.
@@ -113,6 +141,8 @@ export class View {
     this.pos = sys.pos;
     this.locks = sys.locks;
     this.detector = sys.detector;
+    // before the agents line (it follows the initial topology) the agents are in their initial states
+    this.pp = sys.pp || (trace.population ? trace.population.start : null);
   }
   /// The node and port at the other end of u's port, or null.
   peer(u, port) { return port === 0 ? { node: u, port: 0 } : this.links.get(u * 256 + port) || null; }
@@ -215,6 +245,50 @@ function strField(b, key) {
   for (let c = b[k]; c !== 34 && k - j < 64; c = b[++k]) out += String.fromCharCode(c);
   return out;
 }
+// The JSON value at key (an array of state names). Arrays of plain ASCII strings, which is what
+// lmx writes, are read straight from the bytes (a trace may hold 10^6 interactions); anything
+// else is cut out of the line and parsed on its own.
+function jsonField(b, key, line, ev) {
+  const j = valueAt(b, key);
+  const fast = plainStrings(b, j);
+  if (fast) return fast;
+  let k = j, depth = 0;
+  for (; k < b.length; k++) {
+    const c = b[k];
+    if (c === 34) { for (k++; k < b.length && b[k] !== 34; k++) if (b[k] === 92) k++; if (depth === 0) { k++; break; } }
+    else if (c === 91 || c === 123) depth++;
+    else if (c === 93 || c === 125) { if (depth === 0) break; if (--depth === 0) { k++; break; } }
+    else if (c === 44 && depth === 0) break;
+  }
+  try {
+    return JSON.parse(decoder.decode(b.subarray(j, k)));
+  } catch (err) {
+    throw new TraceError(line, `"${ev}" event: field "${key}" is not valid JSON (${err.message})`);
+  }
+}
+function plainStrings(b, j) {
+  if (b[j] !== 91) return null;
+  const out = [];
+  let k = j + 1;
+  for (;;) {
+    while (b[k] === 32) k++;
+    if (b[k] === 93 && out.length === 0) return out;
+    if (b[k] !== 34) return null;
+    let str = '';
+    for (k++; b[k] !== 34; k++) {
+      const c = b[k];
+      if (c === 92 || c >= 128 || c < 32 || c === undefined) return null;
+      str += String.fromCharCode(c);
+    }
+    out.push(str);
+    k++;
+    while (b[k] === 32) k++;
+    if (b[k] === 93) return out;
+    if (b[k] !== 44) return null;
+    k++;
+  }
+}
+const isPair = (a) => Array.isArray(a) && a.length === 2 && typeof a[0] === 'string' && typeof a[1] === 'string';
 function numField(b, key, line, ev) {
   const j = valueAt(b, key);
   if (j < 0) throw new TraceError(line, `"${ev}" event lacks required field "${key}"`);
@@ -240,7 +314,7 @@ class Scanned {
   constructor(ev, code, t, round) {
     this.ev = ev; this.code = code; this.t = t; this.round = round; this.node = -1;
     this.id = -1; this.to = null; this.msg = null; this.u = 0; this.pu = 0; this.v = 0; this.pv = 0;
-    this.x = 0; this.y = 0; this.full = null;
+    this.x = 0; this.y = 0; this.full = null; this.responder = -1; this.before = null; this.after = null;
   }
 }
 
@@ -281,7 +355,12 @@ export function scan(b, s, end, line) {
       e.node = intField(b, 'node', line, ev);
       e.code = enumField(b, 'op', OP_BYTES) === 0 ? KIND.done_lock : KIND.done_unlock;
       break;
-    case 'violation': case 'end': {
+    case 'interact':
+      e.node = intField(b, 'initiator', line, ev); e.responder = intField(b, 'responder', line, ev);
+      e.before = jsonField(b, 'before', line, ev); e.after = jsonField(b, 'after', line, ev);
+      if (!isPair(e.before) || !isPair(e.after)) throw new TraceError(line, '"interact" event: "before" and "after" must each be two state names');
+      break;
+    case 'violation': case 'end': case 'agents': {
       // rare: parse fully
       let full;
       try { full = JSON.parse(decoder.decode(b.subarray(s, end))); } catch (err) { throw new TraceError(line, `malformed JSON (${err.message})`); }
@@ -308,6 +387,11 @@ function checkFields(e, line) {
   const req = REQUIRED[e.ev];
   if (!req) return;
   for (const f of req) if (!(f in e)) throw new TraceError(line, `"${e.ev}" event lacks required field "${f}"`);
+  if (e.ev === 'agents') {
+    if (!Array.isArray(e.states) || !e.states.length || !e.states.every((s) => typeof s === 'string')) throw new TraceError(line, '"agents" event: "states" is not a list of state names');
+    if (!Array.isArray(e.initial) || !e.initial.every((k) => Number.isInteger(k) && k >= 0 && k < e.states.length)) throw new TraceError(line, '"agents" event: "initial" is not a list of indices into "states"');
+  }
+  if (e.ev === 'interact' && (!isPair(e.before) || !isPair(e.after))) throw new TraceError(line, '"interact" event: "before" and "after" must each be two state names');
   if (e.ev === 'act') {
     if (typeof e.regs !== 'object' || e.regs === null) throw new TraceError(line, '"act" event: "regs" is not an object');
     for (const r of REGS) if (!Array.isArray(e.regs[r])) throw new TraceError(line, `"act" event: regs lacks "${r}"`);
@@ -362,6 +446,7 @@ export function indexTrace(input, { onProgress } = {}) {
   let error = null;
   let end = null;
   let events = 0;
+  let pop = null;  // the agents line: {protocol, states, t, start}
   for (let i = 0; i < count; i++) {
     const line = i + 2;
     const a = off[i], z = off[i + 1];
@@ -380,9 +465,19 @@ export function indexTrace(input, { onProgress } = {}) {
     }
     const t = i + 1;
     if (e.t !== t && warnings.length < 5) warnings.push(`line ${line}: "t" is ${e.t}, expected ${t}`);
-    if (e.node >= n || e.node < -1 || (e.to !== undefined && e.to !== null && (e.to < 0 || e.to >= n))) {
+    if (e.node >= n || e.node < -1 || (e.to !== undefined && e.to !== null && (e.to < 0 || e.to >= n)) || e.responder >= n || (e.code === KIND.interact && (e.node < 0 || e.responder < 0))) {
       error = new TraceError(line, `the event names a node outside 0..${n - 1}`);
       break;
+    }
+    if (e.code === KIND.agents) {
+      if (e.full.initial.length !== n) { error = new TraceError(line, `"agents" event: "initial" has ${e.full.initial.length} states for ${n} nodes`); break; }
+      pop = { protocol: e.full.protocol, states: e.full.states, t, start: population(e.full) };
+    } else if (e.code === KIND.interact) {
+      const bad = problem(pop, state.pp, e);
+      if (bad) { error = new TraceError(line, bad); break; }
+      if (warnings.length < 5 && (pop.states[state.pp.agent[e.node]] !== e.before[0] || pop.states[state.pp.agent[e.responder]] !== e.before[1])) {
+        warnings.push(`line ${line}: the interaction's "before" ${e.before.join(',')} is not n${e.node}'s and n${e.responder}'s state`);
+      }
     }
     kind[t] = e.code;
     round[t] = e.round;
@@ -395,7 +490,15 @@ export function indexTrace(input, { onProgress } = {}) {
     if (onProgress && t % 65536 === 0) onProgress(t, count);
   }
   if (!error && !end) warnings.push('the trace has no "end" line: it was cut short, or is still being written');
-  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings });
+  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings, population: pop });
+}
+
+// Why an interact line cannot be applied, or null.
+function problem(pop, pp, e) {
+  if (!pop || !pp) return '"interact" event before the "agents" line';
+  for (const s of [...e.before, ...e.after]) if (!pp.index.has(s)) return `"interact" event: unknown state ${JSON.stringify(s)} (the agents line names ${pop.states.join(', ')})`;
+  if (e.node === e.responder) return `"interact" event: n${e.node} interacts with itself`;
+  return null;
 }
 
 function initialPositions(header) {
@@ -455,6 +558,7 @@ export class Trace {
     this.checkpoints.length = Math.floor(this.events / CHECKPOINT) + 1;
     this.cache = { t: -1, state: null };
     this.end = null;
+    if (this.population && this.population.t > this.events) this.population = null;
   }
   /// Next (dir = 1) or previous (dir = -1) event after t whose kind is in `codes`, or -1.
   find(t, codes, dir = 1) {
