@@ -292,6 +292,9 @@ TEST(AmoebotHexagon, TerminatesWithAHexagonForSeveralSizesAndHoleProbabilities) 
         EXPECT_TRUE(r.connected);
         EXPECT_TRUE(r.shape_ok) << r.shape_detail;
         EXPECT_GE(r.activations, n);
+        // Every amoebot final before the last one fell asleep, and no move after that.
+        EXPECT_LE(r.final_activations, r.activations);
+        EXPECT_EQ(r.final_moves, r.moves);
       }
 }
 

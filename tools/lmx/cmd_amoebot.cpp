@@ -26,6 +26,7 @@ struct AmoebotArgs {
   std::string seed = "1";
   std::string max_activations = "0";
   bool json = false;
+  bool evaluate_asleep = false;
 };
 
 std::uint64_t amoebot_unsigned(const std::string& option, const std::string& text, std::uint64_t lo, std::uint64_t hi) {
@@ -69,6 +70,8 @@ const lmx::cli::Register amoebot_command{
        run->add_option("--seed", a.seed, "Seed of the configuration and the activations (default 1)");
        run->add_option("--max-activations", a.max_activations, "Stop after this many activations (0: 100 n^2 + 10^6)");
        run->add_flag("--json", a.json, "Print one JSON object (docs/amoebot.md)");
+       run->add_flag("--evaluate-asleep", a.evaluate_asleep,
+                     "Evaluate the guards of asleep amoebots too (checks the wake-up rule; slower)");
        run->callback([&exit_code] {
          namespace am = lmx::apps::amoebot;
          const am::Algorithm* alg = am::find_algorithm(a.algorithm);
@@ -83,6 +86,7 @@ const lmx::cli::Register amoebot_command{
          cfg.hole_prob = amoebot_probability("--hole-prob", a.hole_prob);
          cfg.seed = amoebot_unsigned("--seed", a.seed, 0, UINT64_MAX);
          cfg.max_activations = amoebot_unsigned("--max-activations", a.max_activations, 0, UINT64_MAX);
+         cfg.skip_asleep = !a.evaluate_asleep;
          am::Result r;
          try {
            r = am::run_sequential(*alg, cfg);

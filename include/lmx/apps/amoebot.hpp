@@ -340,11 +340,16 @@ struct Result {
   std::uint32_t n = 0;
   std::uint64_t seed = 0;
   double hole_prob = 0;
-  std::uint64_t activations = 0;        ///< scheduled activations (one random amoebot each)
-  std::uint64_t rounds = 0;             ///< AmoebotSim's rounds (docs/amoebot.md)
-  std::uint64_t moves = 0;              ///< expand, contract: 1; pull, push: 2
-  std::uint64_t actions = 0;            ///< activations that ran an action
-  std::uint64_t handovers = 0;          ///< pulls and pushes (their partner counts as activated for rounds)
+  std::uint64_t activations = 0;  ///< scheduled activations (one random amoebot each)
+  std::uint64_t rounds = 0;       ///< AmoebotSim's rounds (docs/amoebot.md)
+  std::uint64_t moves = 0;        ///< expand, contract: 1; pull, push: 2
+  std::uint64_t actions = 0;      ///< activations that ran an action
+  std::uint64_t handovers = 0;    ///< pulls and pushes (their partner counts as activated for rounds)
+  /// The counters when every amoebot was first in a final state (AmoebotSim's hasTerminated,
+  /// where its runs stop); the run itself goes on until every amoebot is asleep.
+  std::uint64_t final_activations = 0;
+  std::uint64_t final_rounds = 0;
+  std::uint64_t final_moves = 0;
   bool terminated = false;              ///< every amoebot asleep (no enabled action anywhere)
   bool final_states = false;            ///< every amoebot in a final state
   bool connected = false;               ///< at the end

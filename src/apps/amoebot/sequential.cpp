@@ -82,6 +82,21 @@ Result run_sequential(const Algorithm& alg, const Configuration& start, const Ru
   SeqWake wake(n);
   std::array<AmoebotId, 10> scope{};
   std::uint64_t activations = 0, actions = 0, handovers = 0;
+  // Which amoebots are in a final state; only an action's own and touched amoebots change.
+  std::vector<std::uint8_t> is_final(n);
+  std::uint32_t not_final = 0;
+  for (AmoebotId a = 0; a < n; ++a) is_final[a] = alg.final_state(s.memory(a)), not_final += !is_final[a];
+  bool reached_final = false;
+  auto note_final = [&](AmoebotId b) {
+    const std::uint8_t f = alg.final_state(s.memory(b));
+    if (f != is_final[b]) is_final[b] = f, not_final += f ? -1 : 1;
+  };
+  auto record_final = [&] {
+    if (reached_final || not_final != 0) return;
+    reached_final = true;
+    r.final_activations = activations, r.final_rounds = rounds.rounds, r.final_moves = s.moves();
+  };
+  record_final();
   auto fail = [&](const std::string& what) {
     r.violations.push_back("activation " + std::to_string(activations) + ": " + what);
   };
@@ -131,6 +146,9 @@ Result run_sequential(const Algorithm& alg, const Configuration& start, const Ru
     if (v.failed_operations() != 0)
       fail("validity: action " + std::string(ran->name) + " of amoebot " + std::to_string(a) +
            " was enabled but its operation failed");
+    note_final(a);
+    for (const AmoebotId b : v.touched()) note_final(b);
+    record_final();
     // Wake whoever can see a change: the changed amoebots and their neighbours, and the
     // neighbours of vacated nodes.
     wake.wake_around(s, a);
@@ -170,23 +188,25 @@ Result run_sequential(const Algorithm& alg, const Configuration& start, const Ru
 }
 
 nlohmann::json to_json(const Result& r) {
-  nlohmann::json j = {{"algorithm", r.algorithm},
-                      {"execution", r.execution},
-                      {"n", r.n},
-                      {"seed", r.seed},
-                      {"hole_prob", r.hole_prob},
-                      {"activations", r.activations},
-                      {"rounds", r.rounds},
-                      {"moves", r.moves},
-                      {"actions", r.actions},
-                      {"handovers", r.handovers},
-                      {"terminated", r.terminated},
-                      {"final_states", r.final_states},
-                      {"connected", r.connected},
-                      {"final_shape_ok", r.shape_ok},
-                      {"violations", r.violations},
-                      {"wall_seconds", r.wall_seconds},
-                      {"activations_per_second", r.wall_seconds > 0 ? double(r.activations) / r.wall_seconds : 0.0}};
+  nlohmann::json j = {
+      {"algorithm", r.algorithm},
+      {"execution", r.execution},
+      {"n", r.n},
+      {"seed", r.seed},
+      {"hole_prob", r.hole_prob},
+      {"activations", r.activations},
+      {"rounds", r.rounds},
+      {"moves", r.moves},
+      {"actions", r.actions},
+      {"handovers", r.handovers},
+      {"final_states_at", {{"activations", r.final_activations}, {"rounds", r.final_rounds}, {"moves", r.final_moves}}},
+      {"terminated", r.terminated},
+      {"final_states", r.final_states},
+      {"connected", r.connected},
+      {"final_shape_ok", r.shape_ok},
+      {"violations", r.violations},
+      {"wall_seconds", r.wall_seconds},
+      {"activations_per_second", r.wall_seconds > 0 ? double(r.activations) / r.wall_seconds : 0.0}};
   if (!r.shape_ok) j["final_shape_detail"] = r.shape_detail;
   return j;
 }
