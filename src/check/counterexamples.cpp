@@ -15,6 +15,13 @@ Label rename_label(Label l, const Renaming& r) {
   const unsigned u = l.node;
   l.node = r.node[u];
   switch (l.move) {
+    case Move::lock: {  // the ports requested (Instance::lock_subsets; 0 otherwise), each renamed
+      unsigned requested = 0;
+      for (unsigned p = 1; p <= max_delta; ++p)
+        if ((l.a >> p) & 1u) requested |= 1u << r.port[u][p];
+      l.a = static_cast<std::uint8_t>(requested);
+      break;
+    }
     case Move::deliver: l.a = r.port[u][l.a]; break;
     case Move::cut: l.a = r.port[u][l.a]; break;
     case Move::connect:

@@ -91,7 +91,7 @@ std::string describe(const Instance& inst) {
          " edges=" + (e.empty() ? "none" : e) + " delta=" + std::to_string(inst.delta) +
          " k=" + std::to_string(inst.k) +
          " locks=" + (inst.locks == unbounded_locks ? std::string("unbounded") : std::to_string(inst.locks)) +
-         " changes=" + std::to_string(inst.max_changes);
+         " changes=" + std::to_string(inst.max_changes) + (inst.lock_subsets ? " lock-subsets" : "");
 }
 
 std::string_view to_string(Phase p) {

@@ -60,7 +60,9 @@ enum class Move : std::uint8_t { lock, unlock, guarded, deliver, cut, connect };
 struct Label {
   Move move = Move::guarded;
   std::uint8_t node = 0;
-  std::uint8_t a = 0;  ///< guarded: action; deliver: port; cut/connect: port of node
+  /// guarded: action; deliver: port; cut/connect: port of node; lock under Instance::lock_subsets:
+  /// the ports 1..Delta requested (a mask; port 0 is always locked), else 0 (every port).
+  std::uint8_t a = 0;
   std::uint8_t b = 0;  ///< deliver: message code (encode+1); connect: other node
   std::uint8_t c = 0;  ///< connect: port of the other node
   std::uint8_t prio = 0;
@@ -296,8 +298,14 @@ void Model::node_moves(const Global& g, Visit&& visit) const {
   for (unsigned u = 0; u < inst_.nodes; ++u) {
     const NodeRec& r = g.n[u];
     const auto node = static_cast<std::uint8_t>(u);
-    if (r.s.state == core::InitiatorState::idle && (r.locks_left > 0 || unbounded_locks_))
-      visit(Label{Move::lock, node, 0, 0, 0, 0, false});
+    if (r.s.state == core::InitiatorState::idle && (r.locks_left > 0 || unbounded_locks_)) {
+      if (!inst_.lock_subsets) {
+        visit(Label{Move::lock, node, 0, 0, 0, 0, false});
+      } else {  // every subset of ports 1..Delta, whether its ports hold an edge or not: the empty one first
+        for (unsigned requested = 0; requested < (2u << inst_.delta); requested += 2)
+          visit(Label{Move::lock, node, static_cast<std::uint8_t>(requested), 0, 0, 0, false});
+      }
+    }
     if (r.s.state == core::InitiatorState::locked) visit(Label{Move::unlock, node, 0, 0, 0, 0, false});
     const core::ActionSet en = proto_.enabled_guarded(r.s);
     for (core::Action a : core::guarded_actions)

@@ -170,7 +170,14 @@ class Replay {
       const std::string op = text(e, "op"), status = text(e, "status");
       if (op != "lock" && op != "unlock") reader_.fail(e.number, "\"op\" must be lock or unlock");
       const core::Context<Word> ctx{nodes_[u].d, neighbours(u)};
-      const auto fx = op == "lock" ? proto_().lock(nodes_[u].s, ctx) : proto_().unlock(nodes_[u].s, ctx);
+      // A Lock over a chosen subset names the ports it asks for (port 0 is always locked); without
+      // "requested" a Lock takes every port.
+      const bool subset = op == "lock" && e.event.contains("requested");
+      const Ports requested =
+          subset ? ports(e, e.event["requested"], "\"requested\"") | Ports::of(core::self_port) : Ports{};
+      const auto fx = op == "unlock" ? proto_().unlock(nodes_[u].s, ctx)
+                      : subset       ? proto_().lock(nodes_[u].s, ctx, requested)
+                                     : proto_().lock(nodes_[u].s, ctx);
       const bool ok = fx.status == core::Status::ok;
       if (ok != (status == "ok")) mismatch(e, "call " + op + " status differs");
       if (ok) produce(u, fx);

@@ -53,6 +53,11 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
   };
   json edges = json::array();
   for (auto [u, v] : inst.edges) edges.push_back(std::to_string(u) + "-" + std::to_string(v));
+  json scenario = {{"edges", edges},
+                   {"locks", inst.locks == unbounded_locks ? json("unbounded") : json(inst.locks)},
+                   {"max_changes", inst.max_changes}};
+  if (inst.lock_subsets) scenario["lock_subsets"] = true;
+  scenario["property"] = property;
   line({{"type", "lmx-trace"},
         {"schema", trace::schema},
         {"lmx_version", std::string(core::version)},
@@ -63,11 +68,7 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
         {"nodes", inst.nodes},
         {"seed", 0},
         {"engine", "exhaustive"},
-        {"scenario",
-         {{"edges", edges},
-          {"locks", inst.locks == unbounded_locks ? json("unbounded") : json(inst.locks)},
-          {"max_changes", inst.max_changes},
-          {"property", property}}}});
+        {"scenario", scenario}});
 
   Global g = m.initial();
   // Initial edges as connect events.
@@ -104,13 +105,13 @@ std::string write_trace(const Model& m, const std::vector<Label>& path, const st
       m.apply(g, l, o);
       continue;
     }
-    if (l.move == Move::lock || l.move == Move::unlock)
-      line({{"ev", "call"},
-            {"t", ++t},
-            {"round", round},
-            {"node", u},
-            {"op", l.move == Move::lock ? "lock" : "unlock"},
-            {"status", "ok"}});
+    if (l.move == Move::lock || l.move == Move::unlock) {
+      const char* op = l.move == Move::lock ? "lock" : "unlock";
+      json call = {{"ev", "call"}, {"t", ++t}, {"round", round}, {"node", u}, {"op", op}, {"status", "ok"}};
+      // A Lock over a chosen subset names the ports 1..Delta it asks for (port 0 is always locked).
+      if (l.move == Move::lock && inst.lock_subsets) call["requested"] = ports_json(l.a);
+      line(call);
+    }
     const unsigned d_before = g.n[u].d;
     json msg = nullptr, port = nullptr;
     std::string action;

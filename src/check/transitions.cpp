@@ -112,9 +112,13 @@ void Model::apply(Global& g, const Label& l, Outcome& out, std::vector<SentMessa
   const core::Context<Word> ctx{Ports(r.d), neighbours(r)};
   switch (l.move) {
     case Move::lock: {
-      const auto fx = proto_.lock(r.s, ctx);
+      // The request: every port (InitLock, A1.4 L <- N[u]), or under lock_subsets port 0 and the
+      // ports the label names (L <- ({0} u requested) n N[u]). Its persistent neighbours (P2, P3)
+      // start as the requested ports that hold an edge now; cuts remove them (Move::cut).
+      const Ports requested = inst_.lock_subsets ? Ports(l.a) | Ports::of(core::self_port) : proto_.all_ports();
+      const auto fx = inst_.lock_subsets ? proto_.lock(r.s, ctx, requested) : proto_.lock(r.s, ctx);
       if (!unbounded_locks_) --r.locks_left;
-      r.persist = static_cast<std::uint8_t>(ctx.neighbours.bits() | 1u);
+      r.persist = static_cast<std::uint8_t>((ctx.neighbours & requested).bits() | 1u);
       finish(g, u, fx, out, log);
       return;
     }

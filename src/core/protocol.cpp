@@ -27,7 +27,8 @@ std::string_view to_string(Mutant m) {
                                                     "without-r3",
                                                     "r2-alt-wait-for-applicants",
                                                     "r2-alt-winner-leaves-candidates",
-                                                    "f1-defers-while-held"};
+                                                    "f1-defers-while-held",
+                                                    "subset-ignored"};
   return names[static_cast<unsigned>(m)];
 }
 }  // namespace testing
@@ -145,7 +146,8 @@ Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx, Ports req
   Out out;
   if (!valid(ctx) || !(requested - all_ports_).empty()) return out.status = Status::invalid_input, out;
   if (s.state != InitiatorState::idle) return out.status = Status::rejected, out;  // A1.2
-  const Ports lock_set = (ctx.neighbours & requested) | Ports::of(self_port);      // A1.4 L <- N[u] (SUBSET)
+  const Ports asked = LMX_MUTANT(subset_ignored) ? all_ports_ : requested;         // `requested` (mutant: all)
+  const Ports lock_set = (ctx.neighbours & asked) | Ports::of(self_port);          // A1.4 L <- N[u] (SUBSET)
   clean_up(s, ctx, out, lock_set);                                                 // A1.3 (L is set below)
   s.state = InitiatorState::prepare;                                               // A1.4
   s.lock_set = lock_set;                                                           // A1.4

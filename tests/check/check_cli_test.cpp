@@ -108,6 +108,35 @@ TEST(CheckCommand, ACounterexampleThatCannotBeWrittenStillPrintsTheVerdict) {
   EXPECT_NE(json.out.find("\"verdict\":\"fail\""), std::string::npos) << json.out;
 }
 
+// --lock-subsets (a Lock may request any subset of its ports) is in the help, names itself in the
+// instance, and its counterexamples, whose call lines name the ports requested, replay with
+// `lmx replay` and `lmx check --replay`.
+TEST(CheckCommand, LockOverASubsetIsAnOptionWhoseCounterexamplesReplay) {
+  const Outcome help = lmx("check --help");
+  EXPECT_NE(help.out.find("--lock-subsets"), std::string::npos) << help.out;
+  const ScratchDir dir("cli-subsets");
+  const std::string paper =
+      "check --variant paper --nodes 2 --edges 0-1 --delta 2 --k 2 --locks 1 --max-changes 1 --lock-subsets";
+  const Outcome r = lmx(paper + " --write " + dir.path.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("instance: paper nodes=2 edges=0-1 delta=2 k=2 locks=1 changes=1 lock-subsets"),
+            std::string::npos)
+      << r.out;
+  unsigned traces = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    ++traces;
+    EXPECT_NE(read_text(entry.path()).find("\"requested\":["), std::string::npos) << entry.path();
+    const Outcome replay = lmx("replay " + entry.path().string());
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+    EXPECT_NE(replay.out.find("replay ok"), std::string::npos) << replay.out;
+    EXPECT_EQ(lmx("check --replay " + entry.path().string()).exit_code, 0);
+  }
+  EXPECT_GE(traces, 4u);  // E1 and E2, each as deadlock and P7
+  const Outcome repaired = lmx(instance + " --lock-subsets --json");
+  EXPECT_EQ(repaired.exit_code, 0) << repaired.out;
+  EXPECT_NE(repaired.out.find("changes=1 lock-subsets\""), std::string::npos) << repaired.out;
+}
+
 // A save that cannot be written (the same limit) is an error naming the file, exit 2, and leaves
 // no checkpoint that looks valid.
 TEST(CheckCommand, ASaveThatCannotBeWrittenIsAnError) {

@@ -232,6 +232,136 @@ TEST(Checker, UnboundedLockCallsSimulateEveryBoundedInstance) {
   EXPECT_GT(lock_calls_beyond_budget, 0u);  // states where only the unbounded instance may call Lock
 }
 
+// Lock over a chosen subset (Instance::lock_subsets, docs/checker.md "Lock over a subset"): a Lock
+// call may request any subset of ports 1..Delta. The repaired and fast variants pass every
+// property on small instances with a topology change, and the instance is larger than the one
+// whose Lock takes the whole neighbourhood (requests that leave a neighbour out).
+TEST(Checker, LockOverASubsetPassesOnTheRepairedAndFastVariants) {
+  for (const Variant v : {Variant::repaired, Variant::fast})
+    for (const unsigned locks : {1u, lmx::check::unbounded_locks}) {
+      Instance inst = two_nodes(v, locks, 1);
+      inst.delta = 2;  // a request may name a port without edge
+      SCOPED_TRACE(lmx::check::describe(inst));
+      const auto whole = lmx::check::check(inst);
+      inst.lock_subsets = true;
+      const auto r = lmx::check::check(inst);
+      EXPECT_EQ(r.verdict, Verdict::pass);
+      EXPECT_TRUE(r.violations.empty());
+      EXPECT_EQ(whole.verdict, Verdict::pass);
+      EXPECT_GT(r.states, whole.states);
+      EXPECT_GT(r.transitions, whole.transitions);
+    }
+}
+
+// The instance with lock_subsets contains every run of the one without: on every reachable state
+// of a paper instance (2 calls, 1 change, Delta = 2), every node move of the plain instance is
+// offered with lock_subsets (its Lock as the request of every port 1..Delta), with the same
+// successor and outcome, and no other move but the Lock calls of other subsets is added. So a
+// pass with lock_subsets is a pass without it.
+TEST(Checker, LockOverASubsetContainsEveryRunOfTheWholeNeighbourhood) {
+  using lmx::check::detail::Global;
+  using lmx::check::detail::Label;
+  using lmx::check::detail::Model;
+  using lmx::check::detail::Move;
+  using lmx::check::detail::Outcome;
+  Instance plain_instance = two_nodes(Variant::paper, 2, 1);
+  plain_instance.delta = 2;
+  Instance subset_instance = plain_instance;
+  subset_instance.lock_subsets = true;
+  const Model plain(plain_instance), subsets(subset_instance);
+  const auto every_port = static_cast<std::uint8_t>(((1u << plain_instance.delta) - 1) << 1);  // ports 1..Delta
+  auto same = [](const Global& a, const Global& b) {
+    return a.changes_left == b.changes_left && std::memcmp(&a.n, &b.n, sizeof a.n) == 0;
+  };
+  std::vector<Global> frontier{plain.initial()};
+  std::set<std::string> seen;
+  std::size_t subset_calls = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    const Global g = frontier[i];
+    std::vector<std::pair<Label, Outcome>> offered;
+    std::vector<Global> reached;
+    subsets.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
+      offered.emplace_back(l, o);
+      reached.push_back(next);
+    });
+    std::size_t matched = 0;
+    plain.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
+      Label want = l;
+      if (l.move == Move::lock) want.a = every_port;
+      bool found = false;
+      for (std::size_t j = 0; j < offered.size() && !found; ++j) {
+        const auto& [ol, oo] = offered[j];
+        found = ol.move == want.move && ol.node == want.node && ol.a == want.a && ol.b == want.b && ol.c == want.c &&
+                ol.prio == want.prio && same(reached[j], next) && oo.completed_lock == o.completed_lock &&
+                oo.completed_unlock == o.completed_unlock && oo.problem == o.problem;
+      }
+      ASSERT_TRUE(found) << "a move of the plain instance is not a move of the one with lock_subsets";
+      ++matched;
+      std::string bytes(plain.stride(), '\0');
+      plain.pack(next, reinterpret_cast<std::uint8_t*>(bytes.data()));
+      if (seen.insert(bytes).second) frontier.push_back(next);
+    });
+    std::size_t other_subsets = 0;  // the Lock calls the plain instance does not make
+    for (const auto& lo : offered) other_subsets += lo.first.move == Move::lock && lo.first.a != every_port;
+    EXPECT_EQ(offered.size(), matched + other_subsets);
+    subset_calls += other_subsets;
+  }
+  EXPECT_GT(frontier.size(), 10000u);
+  EXPECT_GT(subset_calls, 0u);
+}
+
+// A counterexample whose Lock asks for a subset replays: the call line names the ports requested,
+// and replay locks exactly those. Node 0 asks for no neighbour although it has one, and completes
+// with L = {0}: a replay that took the whole neighbourhood would find L = {0, 1} and fail.
+TEST(Checker, ATraceWithALockOverASubsetReplays) {
+  using lmx::check::detail::Global;
+  using lmx::check::detail::Label;
+  using lmx::check::detail::Model;
+  using lmx::check::detail::Move;
+  using lmx::check::detail::Outcome;
+  Instance inst = two_nodes(Variant::repaired, 1, 0);
+  inst.lock_subsets = true;
+  const Model m(inst);
+  Global g = m.initial();
+  std::vector<Label> path;
+  bool completed = false;
+  // Node 0's first move that changes the state each time (its Lock over the empty subset first,
+  // then its actions and deliveries, priority 0), until its Lock completes; node 1 never calls.
+  for (unsigned step = 0; step < 40 && !completed; ++step) {
+    bool moved = false;
+    Global next_state;
+    m.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
+      if (moved || l.node != 0 || l.move == Move::cut || l.move == Move::connect) return;
+      if (std::memcmp(&next.n, &g.n, sizeof g.n) == 0) return;  // a CleanUp that changes nothing
+      ASSERT_EQ(o.problem, lmx::check::detail::Problem::none);
+      moved = true, completed = o.completed_lock;
+      path.push_back(l);
+      next_state = next;
+    });
+    ASSERT_TRUE(moved);
+    g = next_state;
+  }
+  ASSERT_TRUE(completed);
+  ASSERT_EQ(path.front().move, Move::lock);
+  EXPECT_EQ(path.front().a, 0u);  // the empty subset
+  EXPECT_EQ(g.n[0].s.lock_set.bits(), 1u);
+  const std::string trace = lmx::check::detail::write_trace(m, path, "P3", {0}, "a subset Lock");
+  EXPECT_NE(trace.find("\"lock_subsets\":true"), std::string::npos);
+  EXPECT_NE(trace.find("\"op\":\"lock\",\"status\":\"ok\",\"requested\":[]"), std::string::npos);
+  EXPECT_NE(trace.find("\"ev\":\"done\""), std::string::npos);
+  EXPECT_TRUE(replays(trace)) << trace;
+  // The paper variant's counterexamples (E1, E2) with subset Locks replay too.
+  Instance paper = two_nodes(Variant::paper, 1, 1);
+  paper.delta = 2;
+  paper.lock_subsets = true;
+  const auto r = lmx::check::check(paper);
+  ASSERT_FALSE(r.violations.empty());
+  for (const auto& v : r.violations) {
+    EXPECT_TRUE(replays(v.trace)) << v.kind << ": " << v.detail;
+    EXPECT_NE(v.trace.find("\"requested\":"), std::string::npos);
+  }
+}
+
 TEST(Checker, SafetyHoldsOnThePaperVariantWithSymmetryReduction) {
   Instance i = two_nodes(Variant::paper, 1, 1);
   lmx::check::Options opt;

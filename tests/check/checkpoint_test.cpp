@@ -166,6 +166,14 @@ TEST(Checkpoint, ResumingRefusesAnotherRun) {
   Options safety;
   safety.liveness = false;
   EXPECT_NE(resume(inst, safety, saved.path).find("not safety only"), std::string::npos);
+  // Lock over a subset explores other transitions: a save made with it is another run's, both ways.
+  Instance subsets = inst;
+  subsets.lock_subsets = true;
+  EXPECT_NE(resume(subsets, {}, saved.path).find("of another run"), std::string::npos);
+  const ScratchDir saved_subsets("checkpoint-run-subsets");
+  save(subsets, {}, saved_subsets.path);
+  EXPECT_NE(resume(inst, {}, saved_subsets.path).find("of another run"), std::string::npos);
+  EXPECT_EQ(resume(subsets, {}, saved_subsets.path), "accepted");
   EXPECT_EQ(resume(inst, {}, saved.path), "accepted");
 }
 

@@ -153,6 +153,11 @@ void expect_renaming_commutes(const Instance& i, std::size_t group_size, std::si
 TEST(Checker, RenamingNodesAndPortsCommutesWithTheCore) {
   expect_renaming_commutes(path_of_three(Variant::repaired, 1, 2), 6u * 8u, 400,
                            5);  // 3! node orders, 2! port orders at each node
+  // Lock over a subset: a renamed request is a request (every subset of ports 1..Delta is offered),
+  // and the persistent ports it starts with are renamed with the node's ports.
+  Instance subsets = path_of_three(Variant::repaired, 1, 2);
+  subsets.lock_subsets = true;
+  expect_renaming_commutes(subsets, 6u * 8u, 400, 5);
   Instance four = two_nodes(Variant::paper, 2, 3);
   four.nodes = 4;
   four.delta = 3;

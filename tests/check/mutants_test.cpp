@@ -2,26 +2,31 @@
 // suite's smallest 2-node instances (one edge, Delta = 1, K = 2, at most 1 topology change,
 // 1 or 2 Lock calls per node; smallest first) or, for defects that need three nodes (errata E3),
 // on the first 300 000 states of a 3-node path with one topology change; the unmutated repaired
-// core passes the 2-node instances and shows no violation on that 3-node prefix.
+// core passes the 2-node instances and shows no violation on that 3-node prefix. The mutant of
+// Lock over a subset (subset-ignored) is looked for with Instance::lock_subsets, which the other
+// mutants do not need.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "check_support.hpp"
 #include "lmx/check/checker.hpp"
+#include "lmx/check/replay.hpp"
 #include "lmx/core/protocol.hpp"
 
 namespace {
 using lmx::check::Instance;
 using lmx::core::testing::Mutant;
 
-std::vector<Instance> suite(lmx::core::Variant variant = lmx::core::Variant::repaired) {
+std::vector<Instance> suite(lmx::core::Variant variant = lmx::core::Variant::repaired, bool lock_subsets = false) {
   std::vector<Instance> out;
   for (unsigned changes : {0u, 1u})
     for (unsigned locks : {1u, 2u}) {
       out.push_back(lmx::check::testing::two_nodes(variant, locks, changes));
+      out.back().lock_subsets = lock_subsets;
     }
   return out;
 }
@@ -51,7 +56,8 @@ class Mutants : public ::testing::TestWithParam<unsigned> {};
 void caught_in(Mutant m, lmx::core::Variant variant) {
   const Guard g(m);
   std::string caught;
-  for (const auto& inst : suite(variant)) {
+  // The full Lock requests every port, so subset-ignored changes nothing without Locks over a subset.
+  for (const auto& inst : suite(variant, m == Mutant::subset_ignored)) {
     lmx::check::Options opt;
     opt.max_states = 300'000;  // the unmutated core needs < 100k here; a mutant may blow up after its defect
     const auto r = lmx::check::check(inst, opt);
@@ -96,8 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Core, Mutants, ::testing::Range(1u, lmx::core::testing:
 TEST(MutantsBaseline, UnmutatedCorePassesTheSameInstances) {
   const Guard g(Mutant::none);
   for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast}) {
-    for (const auto& inst : suite(variant))
-      EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass) << lmx::check::describe(inst);
+    for (const bool lock_subsets : {false, true})
+      for (const auto& inst : suite(variant, lock_subsets))
+        EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass) << lmx::check::describe(inst);
     lmx::check::Options opt;
     opt.max_states = prefix_states;
     const auto r = lmx::check::check(three_node_path(variant), opt);
@@ -105,6 +112,38 @@ TEST(MutantsBaseline, UnmutatedCorePassesTheSameInstances) {
     EXPECT_EQ(r.verdict, lmx::check::Verdict::incomplete);  // the prefix was explored to its end
     EXPECT_GT(r.states, prefix_states - 64);
   }
+}
+
+// subset-ignored (a Lock over a subset takes N[u] whatever it requested) breaks P3 and nothing
+// else: its first completion returns a neighbour the request left out. The checker sees it only
+// with Locks over a subset (the full Lock requests every port, which the mutant leaves as it is),
+// with and without the symmetry reduction, on Delta = 1 and on Delta = 2 (where a request may also
+// name a port without edge), and its counterexample replays on the mutated core.
+TEST(MutantsSubsets, SubsetIgnoredBreaksP3UnderLocksOverASubset) {
+  const Guard g(Mutant::subset_ignored);
+  for (const auto variant : {lmx::core::Variant::repaired, lmx::core::Variant::fast})
+    for (const unsigned delta : {1u, 2u}) {
+      Instance inst = lmx::check::testing::two_nodes(variant, 1, 1);
+      inst.delta = delta;
+      SCOPED_TRACE(lmx::check::describe(inst));
+      EXPECT_EQ(lmx::check::check(inst).verdict, lmx::check::Verdict::pass);  // no subset: nothing to ignore
+      inst.lock_subsets = true;
+      for (const bool symmetry : {true, false}) {
+        lmx::check::Options opt;
+        opt.symmetry = symmetry;
+        opt.per_kind = 3;
+        const auto r = lmx::check::check(inst, opt);
+        EXPECT_EQ(r.verdict, lmx::check::Verdict::fail);
+        ASSERT_FALSE(r.violations.empty());
+        for (const auto& v : r.violations) {
+          EXPECT_EQ(v.kind, lmx::check::Property::P3) << v.detail;
+          EXPECT_NE(v.trace.find("\"requested\":["), std::string::npos);
+          std::istringstream in(v.trace);
+          std::ostringstream report;
+          EXPECT_TRUE(lmx::check::replay_counterexample(in, report)) << report.str();
+        }
+      }
+    }
 }
 
 // The symmetry reduction (renaming nodes and ports, docs/checker.md) decides what the full search

@@ -84,13 +84,16 @@ TEST(Checker, NodeRecordsByNumberGiveTheSameResults) {
 TEST(Checker, AResumedRunFindsWhatOneRunFinds) {
   Instance three = two_nodes(Variant::repaired, 1, 1);
   three.nodes = 3;
+  Instance subsets = two_nodes(Variant::paper, 1, 1);  // counterexamples with Locks over a subset
+  subsets.delta = 2;
+  subsets.lock_subsets = true;
   struct Case {
     Instance inst;
     bool symmetry, collapse, graph_on_disk;
   };
   for (const Case& c : {Case{two_nodes(Variant::paper, 2, 2), true, true, false},
                         Case{two_nodes(Variant::repaired, 2, 2), true, true, true}, Case{three, true, true, false},
-                        Case{two_nodes(Variant::paper, 1, 1), false, false, false}}) {
+                        Case{two_nodes(Variant::paper, 1, 1), false, false, false}, Case{subsets, true, true, false}}) {
     SCOPED_TRACE(lmx::check::describe(c.inst));
     const ScratchDir dir("resume");
     lmx::check::Options whole;

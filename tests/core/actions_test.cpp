@@ -4,6 +4,8 @@
 // on the rest of the action, guards, register resets and the messages' payloads.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "lmx/core/protocol.hpp"
 
 using namespace lmx::core;
@@ -59,6 +61,129 @@ TEST_F(Actions, InitLockRunsCleanUpBeforeTakingTheNeighbourhood) {  // A1.3, A1.
   EXPECT_EQ(s.lock_port, no_port);                                           // A1.24 via A1.3
   EXPECT_EQ(s.lock_set, ports({0, 1, 3}));                                   // A1.4: N[u], port 2 is no neighbour now
   expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0, 1, 3}));  // A1.5
+}
+
+// InitLock over a chosen subset (Section 6, population protocols: "lock only u and v"): A1.4 takes
+// L <- ({0} u requested) n N[u] instead of N[u]; the rest of InitLock is unchanged.
+
+namespace {
+/// Two activations' effects are the same: status, sends in order, flags and the ports returned.
+void expect_same_effects(const Effects<Word>& a, const Effects<Word>& b) {
+  EXPECT_EQ(a.status, b.status);
+  ASSERT_EQ(a.send_count, b.send_count);
+  for (unsigned i = 0; i < a.send_count; ++i) {
+    EXPECT_EQ(a.sends[i].ports, b.sends[i].ports) << "send " << i;
+    EXPECT_EQ(a.sends[i].message, b.sends[i].message) << "send " << i;
+  }
+  EXPECT_EQ(a.port_sent_twice, b.port_sent_twice);
+  EXPECT_EQ(a.priority_overwritten, b.priority_overwritten);
+  EXPECT_EQ(a.lock_acquired, b.lock_acquired);
+  EXPECT_EQ(a.unlocked, b.unlocked);
+  EXPECT_EQ(a.locked_ports, b.locked_ports);
+}
+}  // namespace
+
+TEST_F(Actions, InitLockOverASubsetRefusesPortsOutsideZeroToDelta) {  // the API's input check
+  s.lock_port = 2;
+  s.on_hold = ports({1});
+  s.phase = ParticipantPhase::prepare;
+  const State before = s;
+  for (const Port bad : {Port{4}, Port{7}}) {  // Delta = 3; a register holds ports 0..7
+    const auto fx = paper.lock(s, Context<Word>{ports({2}), ports({1, 3})}, ports({1, bad}));
+    EXPECT_EQ(fx.status, Status::invalid_input) << unsigned{bad};
+    EXPECT_EQ(fx.send_count, 0);
+    EXPECT_EQ(s, before) << "nothing changed, not even the CleanUp of A1.3";
+  }
+  s.state = InitiatorState::locked;  // the input is checked before the state (A1.2)
+  EXPECT_EQ(paper.lock(s, Context<Word>{{}, ports({1})}, ports({5})).status, Status::invalid_input);
+}
+
+TEST_F(Actions, InitLockOverASubsetPreparesOnlyTheRequestedNeighbours) {  // A1.4 (SUBSET), A1.5
+  const Context<Word> ctx{{}, ports({1, 2, 3})};
+  auto fx = paper.lock(s, ctx, ports({2}));
+  EXPECT_EQ(s.state, InitiatorState::prepare);                            // A1.4
+  EXPECT_EQ(s.lock_set, ports({0, 2}));                                   // A1.4: ({0} u {2}) n N[u]
+  expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0, 2}));  // A1.5: only to L
+  s = State{};
+  fx = paper.lock(s, ctx, ports({0, 1, 3}));  // naming port 0 changes nothing: it is always in L
+  EXPECT_EQ(s.lock_set, ports({0, 1, 3}));
+  expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0, 1, 3}));
+  s = State{};
+  fx = paper.lock(s, ctx, Ports{});  // the empty subset: u locks only itself
+  EXPECT_EQ(s.lock_set, ports({0}));
+  expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0}));
+}
+
+TEST_F(Actions, InitLockOverASubsetDropsARequestedPortWithoutEdge) {  // A1.3, A1.4 (SUBSET)
+  auto fx = paper.lock(s, Context<Word>{{}, ports({1})}, ports({1, 3}));
+  EXPECT_EQ(s.lock_set, ports({0, 1}));  // port 3 holds no edge
+  expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0, 1}));
+  // A requested port whose edge was cut: CleanUp (A1.3) forgets it, and L does not take it.
+  s = State{};
+  s.lock_port = 3;
+  fx = paper.lock(s, Context<Word>{ports({3}), ports({1})}, ports({3}));
+  EXPECT_EQ(s.lock_port, no_port);  // A1.24 via A1.3
+  EXPECT_EQ(s.lock_set, ports({0}));
+  expect_only_send(fx, Message{MessageKind::prepare, 0}, ports({0}));
+}
+
+TEST_F(Actions, InitLockOverASubsetHoldsOnlyTheHeldPortsItPrepares) {  // A1.3 (REPAIR R3), A1.28-A1.29
+  // Held ports 1 and 2; the request names port 2. Repaired, CleanUp releases port 1 (ready) at
+  // once and keeps port 2, which gets prepare in this action, held (R3): one message per port.
+  const Protocol<Word> repaired{Config{3, k, Variant::repaired}};
+  s.on_hold = ports({1, 2});
+  s.phase = ParticipantPhase::prepare;
+  const auto fx = repaired.lock(s, Context<Word>{{}, ports({1, 2, 3})}, ports({2}));
+  ASSERT_EQ(fx.status, Status::ok);
+  EXPECT_FALSE(fx.port_sent_twice);
+  ASSERT_EQ(fx.send_count, 2);
+  EXPECT_EQ(fx.sends[0].message, (Message{MessageKind::ready, 0}));
+  EXPECT_EQ(fx.sends[0].ports, ports({1}));
+  EXPECT_EQ(fx.sends[1].message, (Message{MessageKind::prepare, 0}));
+  EXPECT_EQ(fx.sends[1].ports, ports({0, 2}));
+  EXPECT_EQ(s.on_hold, ports({2}));
+  EXPECT_EQ(s.applicants, ports({1}));
+}
+
+TEST_F(Actions, InitLockRequestingEveryPortIsInitLock) {  // A1.1-A1.5
+  // Every port requested: the same state and effects as lock(s, ctx), in each variant, for every
+  // D and N(u) of Delta = 3 and participant states with a lock, held ports, applicants, candidates.
+  std::vector<State> starts(4);
+  starts[1].lock_port = 2;
+  starts[2].on_hold = ports({1, 2}), starts[2].applicants = ports({3}), starts[2].phase = ParticipantPhase::prepare;
+  starts[3].candidates = ports({1, 3}), starts[3].priorities.set(1, 5), starts[3].on_hold = ports({2});
+  starts[3].phase = ParticipantPhase::compete, starts[3].lock_port = 1;
+  unsigned compared = 0;
+  for (const Variant v : {Variant::paper, Variant::repaired, Variant::fast}) {
+    const Protocol<Word> p{Config{3, k, v}};
+    for (unsigned d = 0; d < 16; d += 2)
+      for (unsigned n = 0; n < 16; n += 2)
+        for (const State& start : starts) {
+          const Context<Word> ctx{Ports(static_cast<Word>(d)), Ports(static_cast<Word>(n))};
+          State whole = start, every = start;
+          const auto a = p.lock(whole, ctx);
+          const auto b = p.lock(every, ctx, p.all_ports());
+          EXPECT_EQ(whole, every) << "D " << d << " N " << n;
+          expect_same_effects(a, b);
+          ++compared;
+        }
+  }
+  EXPECT_EQ(compared, 3u * 8u * 8u * 4u);
+}
+
+TEST_F(Actions, InitLockOverASubsetIsRejectedUnlessIdle) {  // A1.2 and the API contract
+  for (const InitiatorState st : {InitiatorState::prepare, InitiatorState::compete, InitiatorState::win,
+                                  InitiatorState::locked, InitiatorState::unlock}) {
+    s = State{};
+    s.state = st;
+    s.lock_set = ports({0, 1});
+    s.lock_port = 1;
+    const State before = s;
+    const auto fx = paper.lock(s, Context<Word>{ports({1}), ports({2})}, ports({2}));
+    EXPECT_EQ(fx.status, Status::rejected) << to_string(st);
+    EXPECT_EQ(fx.send_count, 0);
+    EXPECT_EQ(s, before) << "a rejected call consumes nothing (the snapshot's CleanUp does not run)";
+  }
 }
 
 TEST_F(Actions, ReceivePrepareRunsCleanUpBeforeChoosingHoldOrAdmit) {  // A1.7, A1.8-A1.10

@@ -29,7 +29,7 @@ struct Args {
   std::string locks = "1";
   std::string edges = "0-1";
   bool json = false, safety_only = false, no_symmetry = false, graph_on_disk = false, no_collapse = false,
-       no_parts = false;
+       no_parts = false, lock_subsets = false;
   std::string write_dir, replay, save_dir, resume_dir;
   std::string max_states = "60000000";
   std::string max_seconds = "0";
@@ -134,6 +134,11 @@ const lmx::cli::Register check_command{
                        "Lock calls per node (1..15), or 'unbounded': any number, which contains every bounded run")
            ->capture_default_str();
        cmd->add_option("--max-changes", a.max_changes, "topology moves in total (0..15)")->capture_default_str();
+       cmd->add_flag("--lock-subsets", a.lock_subsets,
+                     "Lock over a chosen subset: a Lock call may request any subset of ports 1..delta (each a "
+                     "transition of its own; port 0 is always locked), and P3 wants exactly port 0 plus the "
+                     "requested ports connected throughout the request (off: every Lock takes the whole "
+                     "neighbourhood)");
        cmd->add_option("--max-states", a.max_states, "stop after this many states (verdict incomplete; 1..4000000000)")
            ->capture_default_str();
        cmd->add_option("--max-seconds", a.max_seconds,
@@ -181,6 +186,7 @@ const lmx::cli::Register check_command{
          inst.k = static_cast<unsigned>(parse_whole("--k", a.k, lmx::core::k_min, lmx::core::k_max));
          inst.max_changes = static_cast<unsigned>(parse_whole("--max-changes", a.max_changes, 0, 15));
          inst.locks = parse_locks(a.locks);
+         inst.lock_subsets = a.lock_subsets;
          if (auto e = lmx::check::parse_edges(a.edges, inst.edges); !e.empty()) throw lmx::cli::Failure(e);
          if (auto e = lmx::check::validate(inst); !e.empty()) throw lmx::cli::Failure(e);
          const std::uint64_t max_states = parse_whole("--max-states", a.max_states, 1, most_states);

@@ -35,6 +35,11 @@ struct Instance {
   unsigned locks = 1;
   unsigned max_changes = 0;                          ///< topology moves (cut or connect) in total
   std::vector<std::pair<unsigned, unsigned>> edges;  ///< initial graph; ports assigned lowest-free first
+  /// Lock over a chosen subset (core::Protocol::lock with `requested`; the paper's Section 6): a
+  /// Lock call may request any subset of ports 1..Delta, each subset a transition of its own, and
+  /// P2/P3 take the requested ports connected at the call as the request's persistent neighbours
+  /// (docs/checker.md, "Lock over a subset"). Off: every Lock takes N[u], as in Algorithm 1.
+  bool lock_subsets = false;
 };
 
 /// The phases of a run, in the order it goes through them (Progress, Result::phase_cpu_seconds).
@@ -182,7 +187,8 @@ void verify_checkpoint(const Instance& inst, const Options& opt);
 /// line, for the header's own bytes before that line (docs/checker.md, "The checkpoint's format").
 std::uint64_t checkpoint_checksum(const void* data, std::size_t size);
 
-/// A one-line description of the instance ("paper n=2 edges=0-1 delta=1 k=2 locks=2 changes=2").
+/// A one-line description of the instance ("paper nodes=2 edges=0-1 delta=1 k=2 locks=2 changes=2", and
+/// " lock-subsets" with Instance::lock_subsets). It is the run's identity in a checkpoint.
 std::string describe(const Instance& inst);
 
 }  // namespace lmx::check

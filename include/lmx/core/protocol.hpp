@@ -407,8 +407,9 @@ enum class Mutant : std::uint8_t {
   r2_alt_wait_for_applicants,       ///< instead of R2: CheckPriorities also waits for A = empty (errata E2)
   r2_alt_winner_leaves_candidates,  ///< instead of R2: win(true) removes the winner from C (errata E2)
   f1_defers_while_held,             ///< fast: CheckPriorities also waits while arrivals are on hold (H nonempty)
+  subset_ignored,                   ///< Lock over a subset takes L <- N[u] whatever was requested (A1.4)
 };
-inline constexpr unsigned mutant_count = 17;
+inline constexpr unsigned mutant_count = 18;
 /// The active mutant (one per process; the mutant tests run them one after the other).
 extern Mutant active_mutant;
 [[nodiscard]] std::string_view to_string(Mutant m);
