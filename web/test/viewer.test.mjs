@@ -264,7 +264,9 @@ test('bad input: a clear message naming the line, never a blank page', async () 
     assert.match(msg, pattern, `${path.basename(file)}: ${msg}`);
     assert.ok(await page.locator('#error').isVisible());
   }
-  // a damaged line in the middle keeps the events before it viewable
+  // a damaged line in the middle keeps the events before it viewable (the mark of the previous file
+  // is cleared first: the new file is read asynchronously, and a stale "partial" would match early)
+  await page.evaluate(() => { document.body.dataset.ready = 'reloading'; });
   await page.setInputFiles('#file', path.join(scratch, 'malformed.jsonl'));
   await page.waitForSelector('body[data-ready="partial"]');
   assert.match(await text(page, '#title'), /8 events/);
