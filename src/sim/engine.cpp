@@ -95,11 +95,14 @@ class EngineImpl final : public Engine {
     if (graph_stays_put(s)) metrics_.two_packing = greedy_two_packing(net_, work_, n_);
     for (NodeId u = 0; u < n_; ++u) metrics_.participants += work_.participating(u);
     if (async_) scheduler_.start_async(n_);
+    if (async_ && opt_.skip_dormant && sc_.delivery.kind != DeliveryKind::delay_target)
+      dormant_.assign(n_, 0), dormant_until_.assign(n_, 0);
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
   }
 
   // ---------------------------------------------------------------- application API
   bool request_lock(NodeId u) override {
+    resume(u);
     App& a = work_.app(u);
     if (!requested_.empty()) requested_[u] = protocol_.all_ports().bits();
     if (state_.at(u).state != InitiatorState::idle || a.phase == AppPhase::requesting ||
@@ -118,6 +121,7 @@ class EngineImpl final : public Engine {
     return true;
   }
   bool request_unlock(NodeId u) override {
+    resume(u);
     App& a = work_.app(u);
     if (state_.at(u).state != InitiatorState::locked || a.phase == AppPhase::wait_unlock) {
       trace_call(u, "unlock", false);
@@ -179,9 +183,11 @@ class EngineImpl final : public Engine {
     monitors_.lock_changed(u);
   }
   void inject_detector(NodeId u, std::uint64_t ports) override {
+    resume(u);
     net_.set_detector(u, Ports(static_cast<Word>(ports)));
   }
   void inject_message(NodeId u, Port port, std::uint8_t byte) override {
+    resume(u);
     if (!net_.inject(u, port, byte, next_id_++)) channel_overflow(u, port);
     if (port == core::self_port || net_.peer(u, port) != no_node) {
       const NodeId from = port ? net_.peer(u, port) : u;
@@ -242,12 +248,14 @@ class EngineImpl final : public Engine {
 
  private:
   void link(NodeId u, Port pu, NodeId v, Port pv) {
+    resume(u), resume(v);
     net_.link(u, pu, v, pv);
     log({now_, EvKind::connect, pu, pv, 0, u, v});
     if (trace_.enabled()) trace_.edge("connect", u, pu, v, pv);
     monitors_.linked(u, pu, v, pv);
   }
   void unlink(NodeId u, Port pu) {
+    if (!dormant_.empty()) resume(u), resume(net_.peer(u, pu));
     const auto [v, pv] = net_.unlink(u, pu, [this](NodeId w, Port p, const Stored& m) {
       ++metrics_.lost;
       log({now_, EvKind::lost, p, m.byte, 0, w, 0});
@@ -413,6 +421,8 @@ class EngineImpl final : public Engine {
         if (lines) trace_.lost(this_id, "no-edge");
         continue;
       }
+      if (!dormant_.empty()) [[unlikely]]
+        resume(to);
       const auto posted = net_.post(u, p, to, to_port, byte, this_id);
       if (!posted.stored) [[unlikely]]
         channel_overflow(to, to_port);
@@ -532,13 +542,27 @@ class EngineImpl final : public Engine {
       now_ = static_cast<std::uint32_t>(t);
       if (lines) trace_.hold();
       const bool acted = activate(u);
-      const std::uint64_t finished = scheduler_.finish_execution(t, u);
+      const std::uint64_t finished = !acted && !dormant_.empty() && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
       if (lines) {
         if (!acted) trace_.idle(u);
         trace_.release(finished);
       }
     }
     now_ = static_cast<std::uint32_t>(end);
+  }
+
+  /// RunOptions::skip_dormant: u's execution at t found nothing to do; it ends, and no next one is
+  /// scheduled until resume(u).
+  std::uint64_t go_dormant(std::uint64_t t, NodeId u) {
+    const std::uint64_t end = scheduler_.finish_dormant(t);
+    dormant_[u] = 1, dormant_until_[u] = end;
+    return end;
+  }
+  /// Something may have enabled an action of u (a message, a call, a topology change at u).
+  void resume(NodeId u) {
+    if (dormant_.empty() || u >= n_ || !dormant_[u]) return;
+    dormant_[u] = 0;
+    scheduler_.resume(std::max<std::uint64_t>(std::uint64_t{now_} + 1, dormant_until_[u]), u);
   }
 
   void end_of_round(std::uint64_t round) {
@@ -625,6 +649,8 @@ class EngineImpl final : public Engine {
   unsigned delta_;
   bool async_;
   std::uint32_t tpr_;
+  std::vector<std::uint8_t> dormant_;                ///< RunOptions::skip_dormant: no execution scheduled
+  std::vector<std::uint64_t> dormant_until_;         ///< the end of a dormant node's last execution
   std::uint64_t horizon_ = sc_.effective_horizon();  ///< P7's, in rounds
   std::uint32_t now_ = 0;                            ///< the clock, in ticks (tpr_ per round)
   BigArray<State> state_;                            ///< Table 1's variables of every node

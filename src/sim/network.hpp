@@ -272,6 +272,14 @@ class Network {
     return ok;
   }
 
+  /// Whether any message waits in u's channels, receivable now or not (one sent in the current
+  /// tick is not yet).
+  [[nodiscard]] bool has_messages(NodeId u) const {
+    for (Port p = 0; p <= delta_; ++p)
+      if (channels_[channel(u, p)].count != 0) return true;
+    return false;
+  }
+
   /// Collects the messages u may receive now: those not sent in the current tick and not held
   /// back by the delivery rule.
   void receivable(NodeId u, const DelayRule& delay, Candidates& out) const {

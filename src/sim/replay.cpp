@@ -47,6 +47,11 @@ ReplayReport replay_run(std::istream& in, const std::string& name) {
                 "a population-protocol trace (source \"pp\"): its Lock calls come from the protocol's run, which "
                 "lmx replay does not re-run; lmx pp run with the same protocol, scheduler, scenario and seed "
                 "reproduces it");
+  if (header["source"] == "amoebot")
+    reader.fail(1,
+                "an amoebot trace (source \"amoebot\"): its Lock calls and topology changes come from the amoebots' "
+                "run, which lmx replay does not re-run; lmx amoebot run --execution locks with the same algorithm, "
+                "n, hole probability, --set options and seed reproduces it");
   if (header["source"] != "run")
     reader.fail(1, "a trace from source " + lmx::trace::json_excerpt(header["source"]) +
                        " is re-executed on the core (lmx check --replay), not re-run");

@@ -75,6 +75,11 @@ class Scheduler {
     wakeups_.push({start + duration + gap, u});
     return start + duration;
   }
+  /// The same for an execution after which u goes dormant: no next execution is scheduled.
+  std::uint64_t finish_dormant(std::uint64_t start) { return start + 1 + rng_.below(tpr_); }
+  /// A dormant node resumes: its next execution starts after `after` plus a gap uniform in
+  /// [0, 1) round.
+  void resume(std::uint64_t after, NodeId u) { wakeups_.push({after + rng_.below(tpr_), u}); }
   [[nodiscard]] std::size_t bytes() const { return wakeups_.size() * 16; }
 
  private:

@@ -390,8 +390,9 @@ TEST(AmoebotChecks, TheExecutionCatchesDisconnectionScopeAndValidity) {
   // leaves 0 alone.
   Configuration line;
   line.amoebots = {contracted_at({0, 0}), expanded_at({1, 0}, 0), contracted_at({3, 0})};
-  const am::Algorithm disconnect{
-      "disconnect", "", {{"cut", when_expanded, contract_to_tail}}, broken_init, broken_final, true, broken_shape, {}};
+  const am::Algorithm disconnect{"disconnect", "",           {{"cut", when_expanded, contract_to_tail}},
+                                 broken_init,  broken_final, true,
+                                 broken_shape, {},           {}};
   am::Result r = am::run_sequential(disconnect, line, cfg);
   ASSERT_FALSE(r.violations.empty());
   EXPECT_NE(r.violations[0].find("connectivity"), std::string::npos) << r.violations[0];
@@ -404,15 +405,16 @@ TEST(AmoebotChecks, TheExecutionCatchesDisconnectionScopeAndValidity) {
   EXPECT_FALSE(r.connected);
   EXPECT_TRUE(r.terminated);
   // Reading through a port with no neighbour: a detected error.
-  const am::Algorithm reader{
-      "reader", "", {{"read", when_contracted, read_empty_port}}, broken_init, broken_final, true, broken_shape, {}};
+  const am::Algorithm reader{"reader",     "",           {{"read", when_contracted, read_empty_port}},
+                             broken_init,  broken_final, true,
+                             broken_shape, {},           {}};
   r = am::run_sequential(reader, line, cfg);
   ASSERT_FALSE(r.violations.empty());
   EXPECT_NE(r.violations[0].find("scope"), std::string::npos) << r.violations[0];
   // An enabled action whose movement fails breaks the validity convention.
-  const am::Algorithm expander{
-      "expander",   "", {{"expand", when_contracted, expand_into_neighbour}}, broken_init, broken_final, true,
-      broken_shape, {}};
+  const am::Algorithm expander{"expander",   "",           {{"expand", when_contracted, expand_into_neighbour}},
+                               broken_init,  broken_final, true,
+                               broken_shape, {},           {}};
   r = am::run_sequential(expander, line, cfg);
   ASSERT_FALSE(r.violations.empty());
   EXPECT_NE(r.violations[0].find("validity"), std::string::npos) << r.violations[0];
@@ -458,16 +460,16 @@ TEST(AmoebotCli, RunPrintsASummaryAndJson) {
 }
 
 TEST(AmoebotCli, BadInputIsOneErrorLineAndExitTwo) {
-  for (const char* args : {"amoebot run --n 0", "amoebot run --n x", "amoebot run --n -3", "amoebot run --hole-prob 1",
-                           "amoebot run --hole-prob nan", "amoebot run --hole-prob 0.2x", "amoebot run --seed -1",
-                           "amoebot run --algorithm square", "amoebot run --execution async",
-                           "amoebot run --execution locks", "amoebot run --max-activations many"}) {
+  for (const char* args :
+       {"amoebot run --n 0", "amoebot run --n x", "amoebot run --n -3", "amoebot run --hole-prob 1",
+        "amoebot run --hole-prob nan", "amoebot run --hole-prob 0.2x", "amoebot run --seed -1",
+        "amoebot run --algorithm square", "amoebot run --execution async", "amoebot run --max-activations many"}) {
     const auto r = run_lmx(std::string(args));
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(lmx::test::line_count(r.out), 1u) << args << ": " << r.out;
   }
-  const auto locks = run_lmx("amoebot run --execution locks");
-  EXPECT_NE(locks.out.find("not yet"), std::string::npos);
+  const auto unknown = run_lmx("amoebot run --algorithm square");
+  EXPECT_NE(unknown.out.find("one of hexagon"), std::string::npos) << unknown.out;
 }
 
 TEST(AmoebotCli, AnUnfinishedRunExitsOne) {

@@ -1,12 +1,14 @@
-// `lmx amoebot run [--algorithm hexagon] [--n N] [--hole-prob P] [--execution sequential]
-// [--seed N] [--max-activations N] [--json]`: amoebot algorithms in the canonical amoebot model
-// (docs/amoebot.md). The `locks` execution is not there yet.
+// `lmx amoebot run [--algorithm hexagon] [--n N] [--hole-prob P] [--execution sequential|locks]
+// [--set key=value]... [--seed N] [--max-activations N] [--max-rounds N] [--json] [--trace FILE]`:
+// amoebot algorithms in the canonical amoebot model (docs/amoebot.md), one amoebot at a time or
+// concurrently on lmx locks.
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include "command.hpp"
 #include "lmx/apps/amoebot.hpp"
@@ -25,6 +27,9 @@ struct AmoebotArgs {
   std::string execution = "sequential";
   std::string seed = "1";
   std::string max_activations = "0";
+  std::string max_rounds = "0";
+  std::vector<std::string> sets;
+  std::string trace;
   bool json = false;
   bool evaluate_asleep = false;
 };
@@ -46,13 +51,25 @@ double amoebot_probability(const std::string& option, const std::string& text) {
   return v;
 }
 
-std::string amoebot_summary(const lmx::apps::amoebot::Result& r) {
-  std::string line = fmt::format(
-      "lmx amoebot: {} ({}), n {}, hole-prob {}, seed {}: {} after {} activations, {} rounds, {} moves; "
-      "final shape {}; {:.0f} activations/s, {:.3f} s\n",
-      r.algorithm, r.execution, r.n, r.hole_prob, r.seed, r.terminated ? "terminated" : "NOT terminated", r.activations,
-      r.rounds, r.moves, r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")",
-      r.wall_seconds > 0 ? double(r.activations) / r.wall_seconds : 0.0, r.wall_seconds);
+std::string amoebot_summary(const lmx::apps::amoebot::Result& r, const lmx::apps::amoebot::LocksStats* locks) {
+  std::string line =
+      locks == nullptr
+          ? fmt::format(
+                "lmx amoebot: {} ({}), n {}, hole-prob {}, seed {}: {} after {} activations, {} rounds, {} moves; "
+                "final shape {}; {:.0f} activations/s, {:.3f} s\n",
+                r.algorithm, r.execution, r.n, r.hole_prob, r.seed, r.terminated ? "terminated" : "NOT terminated",
+                r.activations, r.rounds, r.moves, r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")",
+                r.wall_seconds > 0 ? double(r.activations) / r.wall_seconds : 0.0, r.wall_seconds)
+          : fmt::format(
+                "lmx amoebot: {} ({}), n {}, hole-prob {}, seed {}: {} after {} rounds ({:.0f} engine rounds), {} "
+                "actions, {} "
+                "moves, {} Locks ({} slept, {} incomplete, {} actions given up); at most {} amoebots acting at "
+                "once; final shape {}; serializable ({} actions replayed); {:.0f} protocol actions/s, {:.3f} s\n",
+                r.algorithm, r.execution, r.n, r.hole_prob, r.seed, r.terminated ? "terminated" : "NOT terminated",
+                r.rounds, locks->model_rounds, r.actions, r.moves, locks->lock_cycles, locks->sleeps,
+                locks->incomplete_locks, locks->aborted, locks->max_acting,
+                r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")", locks->serializability_checks,
+                r.wall_seconds > 0 ? double(locks->protocol_actions) / r.wall_seconds : 0.0, r.wall_seconds);
   for (std::size_t i = 0; i < r.violations.size() && i < 5; ++i) line += "  VIOLATION " + r.violations[i] + "\n";
   return line;
 }
@@ -66,7 +83,14 @@ const lmx::cli::Register amoebot_command{
        run->add_option("--algorithm", a.algorithm, "The algorithm (hexagon)");
        run->add_option("--n", a.n, "Number of amoebots (default 200)");
        run->add_option("--hole-prob", a.hole_prob, "Probability of skipping a candidate node while growing (0.2)");
-       run->add_option("--execution", a.execution, "sequential (locks: not yet)");
+       run->add_option("--execution", a.execution,
+                       "sequential (one amoebot at a time) or locks (concurrent, each action under an lmx Lock)");
+       run->add_option("--set", a.sets,
+                       "locks: a scenario key of the adversary, as in lmx run (engine, activation.kind, delivery.kind, "
+                       "variant, k, horizon...); repeatable");
+       run->add_option("--max-rounds", a.max_rounds,
+                       "locks: model rounds before the run is unterminated (0: 1000 n + 10^5, at most 2 000 000)");
+       run->add_option("--trace", a.trace, "locks: write the lmx-trace/1 trace with the amoebot lines to FILE");
        run->add_option("--seed", a.seed, "Seed of the configuration and the activations (default 1)");
        run->add_option("--max-activations", a.max_activations, "Stop after this many activations (0: 100 n^2 + 10^6)");
        run->add_flag("--json", a.json, "Print one JSON object (docs/amoebot.md)");
@@ -75,12 +99,28 @@ const lmx::cli::Register amoebot_command{
        run->callback([&exit_code] {
          namespace am = lmx::apps::amoebot;
          const am::Algorithm* alg = am::find_algorithm(a.algorithm);
-         if (alg == nullptr)
-           throw Failure("--algorithm: unknown algorithm '" + lmx::sim::printable(a.algorithm) + "' (one of hexagon)");
-         if (a.execution == "locks") throw Failure("--execution locks: not yet (only sequential for now)");
-         if (a.execution != "sequential")
+         if (alg == nullptr) {
+           std::string names;
+           for (const am::Algorithm* x : am::algorithms()) names += (names.empty() ? "" : ", ") + x->name;
+           throw Failure("--algorithm: unknown algorithm '" + lmx::sim::printable(a.algorithm) + "' (one of " + names +
+                         ")");
+         }
+         if (a.execution != "sequential" && a.execution != "locks")
            throw Failure("--execution: unknown execution '" + lmx::sim::printable(a.execution) +
-                         "' (sequential; locks: not yet)");
+                         "' (sequential or locks)");
+         const bool locks = a.execution == "locks";
+         if (!locks && !a.sets.empty())
+           throw Failure("--set: only the locks execution has a scenario (--execution locks)");
+         if (!locks && !a.trace.empty())
+           throw Failure("--trace: only the locks execution writes a trace (--execution locks)");
+         if (!locks && a.max_rounds != "0")
+           throw Failure("--max-rounds: only for --execution locks (sequential: --max-activations)");
+         if (locks && a.evaluate_asleep)
+           throw Failure(
+               "--evaluate-asleep: only for the sequential execution (the locks execution evaluates every "
+               "amoebot at the end)");
+         if (locks && a.max_activations != "0")
+           throw Failure("--max-activations: only for the sequential execution (locks: --max-rounds)");
          am::RunConfig cfg;
          cfg.n = static_cast<std::uint32_t>(amoebot_unsigned("--n", a.n, 1, 10000000));
          cfg.hole_prob = amoebot_probability("--hole-prob", a.hole_prob);
@@ -88,12 +128,36 @@ const lmx::cli::Register amoebot_command{
          cfg.max_activations = amoebot_unsigned("--max-activations", a.max_activations, 0, UINT64_MAX);
          cfg.skip_asleep = !a.evaluate_asleep;
          am::Result r;
+         am::LocksStats stats;
+         if (!locks) {
+           try {
+             r = am::run_sequential(*alg, cfg);
+           } catch (const am::ModelError& e) {
+             throw Failure(e.what());
+           }
+           lmx::cli::print_stdout(a.json ? am::to_json(r).dump() + "\n" : amoebot_summary(r, nullptr));
+           if (!r.ok()) exit_code = 1;
+           return;
+         }
+         am::LocksConfig lc;
+         lc.n = cfg.n, lc.hole_prob = cfg.hole_prob, lc.seed = cfg.seed;
+         lc.max_rounds = amoebot_unsigned("--max-rounds", a.max_rounds, 0, 4000000);
          try {
-           r = am::run_sequential(*alg, cfg);
-         } catch (const am::ModelError& e) {
+           for (const std::string& s : a.sets) lmx::sim::apply_override(lc.scenario, s);
+         } catch (const lmx::sim::ScenarioError& e) {
            throw Failure(e.what());
          }
-         lmx::cli::print_stdout(a.json ? am::to_json(r).dump() + "\n" : amoebot_summary(r));
+         std::optional<lmx::cli::OutputFile> trace_file;
+         if (!a.trace.empty()) trace_file.emplace(a.trace), lc.trace = &trace_file->stream();
+         try {
+           r = am::run_locks(*alg, lc, &stats);
+         } catch (const am::ModelError& e) {
+           throw Failure(e.what());
+         } catch (const lmx::sim::ScenarioError& e) {
+           throw Failure(e.what());
+         }
+         if (trace_file) trace_file->commit();
+         lmx::cli::print_stdout(a.json ? am::to_json(r, stats).dump() + "\n" : amoebot_summary(r, &stats));
          if (!r.ok()) exit_code = 1;
        });
      }}};

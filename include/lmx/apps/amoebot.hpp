@@ -298,6 +298,8 @@ struct Algorithm {
   /// Empty if the configuration is the algorithm's goal shape; else why not.
   std::string (*check_final)(const Configuration& c);
   std::vector<std::string> variables;  ///< names of the memory variables used (for output)
+  /// Names of the values of variable 0, the algorithm's state (for the trace and the viewer).
+  std::vector<std::string> state_names;
 };
 
 /// Hexagon formation, the canonical paper's case study (docs/amoebot.md). Variables: state
@@ -366,5 +368,69 @@ Result run_sequential(const Algorithm& alg, const RunConfig& cfg);
 Result run_sequential(const Algorithm& alg, const Configuration& start, const RunConfig& cfg);
 /// The `lmx amoebot run --json` object.
 nlohmann::json to_json(const Result& r);
+
+// ---------------------------------------------------------------------------------------------
+// The locks execution (docs/amoebot.md, "The locks execution"): every amoebot a node of lmx's
+// simulator, the lattice adjacency its topology (changed through connect and cut as amoebots
+// move), each action under an lmx Lock of the amoebot's neighbourhood, concurrent.
+
+/// Test-only faults that the checks must catch.
+enum class LocksFault : std::uint8_t {
+  none,
+  /// The Lock leaves out one neighbour (a Lock over a subset), and the View's scope is the lock
+  /// set: an action that reads the neighbour left out is a `scope` violation.
+  lock_skips_neighbour,
+  /// The Lock leaves out one neighbour, but the framework believes it locked the whole
+  /// neighbourhood (the View's scope is every neighbour): the isolation monitor (or, with it off,
+  /// the serializability check) must fire.
+  unguarded_neighbour,
+};
+
+struct LocksConfig {
+  std::uint32_t n = 200;
+  double hole_prob = 0.2;
+  std::uint64_t seed = 1;
+  /// The adversary (engine, activation, delivery, variant, K, horizon ...): everything of an
+  /// `lmx run` scenario except what the lattice decides (nodes, Delta = 8, topology, dynamics,
+  /// workload), which the execution sets and refuses from the user (lmx amoebot run --set).
+  nlohmann::json scenario = nlohmann::json::object();
+  /// Model rounds (the engine's rounds or time units) before the run is called unterminated
+  /// (0: 1000 n + 10^5, at most 2 000 000).
+  std::uint64_t max_rounds = 0;
+  std::ostream* trace = nullptr;
+  /// Run the incremental checks (positions, connectivity) after every action.
+  bool incremental_checks = true;
+  /// The isolation monitor (each locked neighbour's lock points at the actor); off only in the
+  /// test that shows the serializability check catches a broken lock alone.
+  bool check_isolation = true;
+  LocksFault fault = LocksFault::none;
+};
+
+/// What the locks execution measures besides Result's counters.
+struct LocksStats {
+  double model_rounds = 0;                ///< engine rounds (time units) until termination
+  std::uint64_t lock_requests = 0;        ///< Lock calls
+  std::uint64_t lock_cycles = 0;          ///< Locks completed
+  std::uint64_t incomplete_locks = 0;     ///< completed Locks that missed a current neighbour (retried)
+  std::uint64_t sleeps = 0;               ///< Locks that found no action enabled (the amoebot sleeps)
+  std::uint64_t aborted = 0;              ///< actions given up at commit: the neighbourhood changed
+  std::uint64_t expansion_conflicts = 0;  ///< of those, an Expand whose node was taken meanwhile
+  std::uint64_t isolation_checks = 0;
+  std::uint64_t serializability_checks = 0;  ///< actions replayed on the sequential copy
+  std::uint64_t messages = 0;
+  std::uint64_t protocol_actions = 0;                 ///< the lock protocol's actions (engine actions)
+  std::uint32_t max_acting = 0;                       ///< most amoebots between plan and commit at once
+  double mean_acting = 0;                             ///< their time average over the run
+  double lock_latency_p50 = 0, lock_latency_p99 = 0;  ///< rounds from Lock call to completion
+};
+
+/// Runs the algorithm concurrently on lmx locks. Result::activations counts Lock cycles,
+/// Result::rounds the model rounds (rounded up). Throws ModelError for bad input (a scenario key
+/// the lattice decides, an invalid scenario).
+Result run_locks(const Algorithm& alg, const LocksConfig& cfg, LocksStats* stats = nullptr);
+/// The same from a given configuration.
+Result run_locks(const Algorithm& alg, const Configuration& start, const LocksConfig& cfg, LocksStats* stats = nullptr);
+/// `to_json(r)` with the locks execution's figures under "locks".
+nlohmann::json to_json(const Result& r, const LocksStats& s);
 
 }  // namespace lmx::apps::amoebot

@@ -61,6 +61,15 @@ struct RunOptions {
   /// Ends the run as interrupted after this many rounds (none: no such limit; 0: before the
   /// first round); a replay of an interrupted trace stops where the recorded run stopped.
   std::optional<std::uint64_t> stop_after_rounds;
+  /// Asynchronous engine only: a node whose execution found nothing to do (no message, no useful
+  /// guard, no application call) gets no further executions until something can enable one (a
+  /// message posted to it, an application request, an edge of its connected or cut); it then
+  /// resumes after a gap uniform in [0, 1) round, as after any execution. Idle executions have no
+  /// effect, so this is another asynchronous adversary, not another semantics; it makes a run
+  /// where most nodes are idle (amoebots asleep) cost what its busy nodes do. Off by default:
+  /// `lmx run` and its traces keep the adversary of docs/simulator.md. Ignored with the
+  /// delay-target delivery adversary (a held message is not receivable, yet not nothing to do).
+  bool skip_dormant = false;
 };
 
 /// What a node looks like from outside (for the application API and tests).

@@ -163,7 +163,8 @@ const Algorithm& hexagon_formation() {
       hex_final,
       true,
       hex_check_final,
-      {"state", "parent", "dir"}};
+      {"state", "parent", "dir"},
+      {"seed", "idle", "follower", "root", "retired"}};
   return alg;
 }
 
