@@ -14,6 +14,7 @@
 #include "lmx/apps/amoebot.hpp"
 #include "lmx/sim/scenario.hpp"
 #include "output.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -30,7 +31,9 @@ struct AmoebotArgs {
   std::string max_rounds = "0";
   std::vector<std::string> sets;
   std::string trace;
+  std::string report;
   bool json = false;
+  bool one_at_a_time = false;
   bool evaluate_asleep = false;
 };
 
@@ -89,8 +92,14 @@ const lmx::cli::Register amoebot_command{
                        "locks: a scenario key of the adversary, as in lmx run (engine, activation.kind, delivery.kind, "
                        "variant, k, horizon...); repeatable");
        run->add_option("--max-rounds", a.max_rounds,
-                       "locks: model rounds before the run is unterminated (0: 1000 n + 10^5, at most 2 000 000)");
+                       "locks: model rounds before the run is unterminated (0: 1000 n + 10^5, divided by the "
+                       "activation probability of the semi-synchronous adversary, at most the engine limit)");
        run->add_option("--trace", a.trace, "locks: write the lmx-trace/1 trace with the amoebot lines to FILE");
+       run->add_flag("--one-at-a-time", a.one_at_a_time,
+                     "locks: one Lock cycle in the system at a time (the baseline of what concurrency buys)");
+       run->add_option("--report", a.report,
+                       "locks: write the HTML run report (the lock figures, the same configuration run sequentially, "
+                       "the run over time) to FILE");
        run->add_option("--seed", a.seed, "Seed of the configuration and the activations (default 1)");
        run->add_option("--max-activations", a.max_activations, "Stop after this many activations (0: 100 n^2 + 10^6)");
        run->add_flag("--json", a.json, "Print one JSON object (docs/amoebot.md)");
@@ -113,6 +122,11 @@ const lmx::cli::Register amoebot_command{
            throw Failure("--set: only the locks execution has a scenario (--execution locks)");
          if (!locks && !a.trace.empty())
            throw Failure("--trace: only the locks execution writes a trace (--execution locks)");
+         if (!locks && a.one_at_a_time)
+           throw Failure("--one-at-a-time: only for the locks execution (the sequential one is one at a time)");
+         if (!locks && !a.report.empty())
+           throw Failure("--report: only the locks execution has a network run to report (--execution locks)");
+         lmx::cli::refuse_overwriting_inputs("--report", a.report, {a.trace});
          if (!locks && a.max_rounds != "0")
            throw Failure("--max-rounds: only for --execution locks (sequential: --max-activations)");
          if (locks && a.evaluate_asleep)
@@ -141,6 +155,7 @@ const lmx::cli::Register amoebot_command{
          }
          am::LocksConfig lc;
          lc.n = cfg.n, lc.hole_prob = cfg.hole_prob, lc.seed = cfg.seed;
+         lc.one_at_a_time = a.one_at_a_time;
          lc.max_rounds = amoebot_unsigned("--max-rounds", a.max_rounds, 0, 4000000);
          try {
            for (const std::string& s : a.sets) lmx::sim::apply_override(lc.scenario, s);
@@ -157,6 +172,18 @@ const lmx::cli::Register amoebot_command{
            throw Failure(e.what());
          }
          if (trace_file) trace_file->commit();
+         if (!a.report.empty()) {
+           // The same configuration one amoebot at a time, for the comparison.
+           const am::Result sequential = am::run_sequential(*alg, cfg);
+           nlohmann::json summary = stats.run_summary;
+           summary["amoebot"] = am::report_json(r, stats, &sequential);
+           try {
+             lmx::report::write_report(
+                 summary, a.trace.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.trace), a.report);
+           } catch (const lmx::report::Error& e) {
+             throw Failure(e.what());
+           }
+         }
          lmx::cli::print_stdout(a.json ? am::to_json(r, stats).dump() + "\n" : amoebot_summary(r, &stats));
          if (!r.ok()) exit_code = 1;
        });

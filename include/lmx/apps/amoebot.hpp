@@ -395,7 +395,8 @@ struct LocksConfig {
   /// workload), which the execution sets and refuses from the user (lmx amoebot run --set).
   nlohmann::json scenario = nlohmann::json::object();
   /// Model rounds (the engine's rounds or time units) before the run is called unterminated
-  /// (0: 1000 n + 10^5, at most 2 000 000).
+  /// (0: 1000 n + 10^5, divided by the activation probability of the semi-synchronous adversary, at most the engine
+  /// limit).
   std::uint64_t max_rounds = 0;
   std::ostream* trace = nullptr;
   /// Run the incremental checks (positions, connectivity) after every action.
@@ -404,6 +405,10 @@ struct LocksConfig {
   /// test that shows the serializability check catches a broken lock alone.
   bool check_isolation = true;
   LocksFault fault = LocksFault::none;
+  /// The baseline of what concurrency buys: one Lock cycle in the whole system at a time, the
+  /// next amoebot chosen uniformly among the awake ones (the sequential execution, carried out on
+  /// the message-passing model with the same locks, messages and adversary).
+  bool one_at_a_time = false;
 };
 
 /// What the locks execution measures besides Result's counters.
@@ -422,6 +427,15 @@ struct LocksStats {
   std::uint32_t max_acting = 0;                       ///< most amoebots between plan and commit at once
   double mean_acting = 0;                             ///< their time average over the run
   double lock_latency_p50 = 0, lock_latency_p99 = 0;  ///< rounds from Lock call to completion
+  /// The run over time, for the report: at most about 2000 samples, evenly spaced in model rounds.
+  struct Sample {
+    double model_round = 0;
+    std::uint64_t amoebot_round = 0;
+    std::uint32_t final = 0, awake = 0, acting = 0;
+    std::uint64_t moves = 0;
+  };
+  std::vector<Sample> history;
+  nlohmann::json run_summary;  ///< the simulator's `lmx run --json` object for the run
 };
 
 /// Runs the algorithm concurrently on lmx locks. Result::activations counts Lock cycles,
@@ -432,5 +446,8 @@ Result run_locks(const Algorithm& alg, const LocksConfig& cfg, LocksStats* stats
 Result run_locks(const Algorithm& alg, const Configuration& start, const LocksConfig& cfg, LocksStats* stats = nullptr);
 /// `to_json(r)` with the locks execution's figures under "locks".
 nlohmann::json to_json(const Result& r, const LocksStats& s);
+/// The report's `amoebot` object (docs/amoebot.md, "Report"): the figures, the same configuration
+/// run sequentially (`sequential`, if given) and the history.
+nlohmann::json report_json(const Result& r, const LocksStats& s, const Result* sequential);
 
 }  // namespace lmx::apps::amoebot

@@ -53,7 +53,9 @@ int first_enabled(const Algorithm& alg, const View& v) {
 
 std::string who(AmoebotId a) { return "amoebot " + std::to_string(a); }
 
-enum class Phase : std::uint8_t { idle, locking, planned, resting, unlocking };
+/// Where an amoebot is in the framework's cycle (`queued`: awake, waiting for its turn in the
+/// one-at-a-time baseline).
+enum class Phase : std::uint8_t { idle, queued, locking, planned, resting, unlocking };
 
 class Framework final : public sim::LockListener {
  public:
@@ -91,13 +93,17 @@ class Framework final : public sim::LockListener {
   void start() {
     trace_start();
     record_final();
+    starting_ = true;
     for (AmoebotId a = 0; a < n_; ++a) request(a);
+    starting_ = false;
+    dispatch();
     begin_round();
   }
 
   // ---------------------------------------------------------------- the lock's callbacks
   void locked(NodeId u, std::uint64_t ports) override {
     ++st_.lock_cycles;
+    sample();
     if (ended_) return release(u);
     Plan& plan = plans_[u];
     plan = Plan{};
@@ -154,6 +160,7 @@ class Framework final : public sim::LockListener {
     if (phase_[u] == Phase::planned) {
       acting(-1);
       commit(u);
+      sample();
     }
     phase_[u] = Phase::unlocking;
   }
@@ -163,6 +170,7 @@ class Framework final : public sim::LockListener {
     --busy_;
     activated(u);
     if (awake_[u] && !ended_) request(u);
+    dispatch();
     maybe_terminated();
   }
 
@@ -176,6 +184,7 @@ class Framework final : public sim::LockListener {
     r.final_moves = final_moves_;
     r.final_rounds = static_cast<std::uint64_t>(std::ceil(final_round_));
     st_.mean_acting = acting_area_ / std::max(1e-9, e_->now());
+    sample(true);
     const Configuration end = s_.snapshot();
     if (!ended_by_failure_) {
       // The sequential copy reached the same configuration.
@@ -229,6 +238,22 @@ class Framework final : public sim::LockListener {
  private:
   // ---------------------------------------------------------------- the framework
   void request(AmoebotId u) {
+    if (cfg_.one_at_a_time) {
+      // The baseline: awake amoebots wait their turn; one Lock cycle in the whole system at a time.
+      phase_[u] = Phase::queued;
+      queue_.push_back(u);
+      return dispatch();
+    }
+    lock_now(u);
+  }
+  void dispatch() {
+    if (!cfg_.one_at_a_time || starting_ || busy_ != 0 || queue_.empty() || ended_) return;
+    const std::uint32_t i = rng_.below(static_cast<std::uint32_t>(queue_.size()));
+    const AmoebotId u = queue_[i];
+    queue_[i] = queue_.back(), queue_.pop_back();
+    lock_now(u);
+  }
+  void lock_now(AmoebotId u) {
     phase_[u] = Phase::locking;
     ++busy_;
     ++st_.lock_requests;
@@ -472,6 +497,22 @@ class Framework final : public sim::LockListener {
     final_cycles_ = st_.lock_cycles, final_moves_ = s_.moves(), final_round_ = double(rounds_);
   }
 
+  // ---------------------------------------------------------------- history
+  /// One sample per `every_` model rounds; past 2000 samples every other one is dropped and the
+  /// spacing doubles, so a run of any length keeps 1000 to 2000 evenly spaced ones.
+  void sample(bool last = false) {
+    const double now = e_->now();
+    if (!last && now < next_sample_) return;
+    st_.history.push_back({now, rounds_, n_ - not_final_, awake_count_, acting_, s_.moves()});
+    next_sample_ = now + every_;
+    if (st_.history.size() > 2000) {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < st_.history.size(); i += 2) st_.history[kept++] = st_.history[i];
+      st_.history.resize(kept);
+      every_ *= 2;
+    }
+  }
+
   // ---------------------------------------------------------------- rounds
   // The amoebot model's rounds, as the sequential execution counts them (a round ends when every
   // amoebot has been activated at least once), with an activation of an awake amoebot being its
@@ -542,6 +583,9 @@ class Framework final : public sim::LockListener {
   std::vector<std::uint32_t> owed_mark_ = std::vector<std::uint32_t>(n_, 0);
   std::uint32_t epoch_ = 0, owed_ = 0;
   std::uint64_t rounds_ = 0;
+  double next_sample_ = 0, every_ = 1;
+  std::vector<AmoebotId> queue_;  ///< one-at-a-time: the awake amoebots waiting for their turn
+  bool starting_ = false;
   std::uint32_t acting_ = 0;
   double acting_since_ = 0, acting_area_ = 0;
 };
@@ -559,9 +603,7 @@ sim::Scenario locks_scenario(const LocksConfig& cfg, std::uint32_t n,
   j["nodes"] = n;
   j["delta"] = lattice_delta;
   j["seed"] = cfg.seed;
-  // The default: 1000 n + 10^5 (hexagon formation takes about 150 n under the async engine), within
-  // the engines' limit (2 000 000 rounds for the async one).
-  j["rounds"] = cfg.max_rounds != 0 ? cfg.max_rounds : std::min<std::uint64_t>(1000ull * n + 100000ull, 2000000);
+  j["rounds"] = cfg.max_rounds != 0 ? cfg.max_rounds : 1;  // the default is set below, once the engine is known
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [u, v] : edges) list.push_back({u, v});
   j["topology"] = {{"kind", "edges"}, {"edges", std::move(list)}};
@@ -575,6 +617,19 @@ sim::Scenario locks_scenario(const LocksConfig& cfg, std::uint32_t n,
     sc = sim::scenario_from_json(j);
   } catch (const sim::ScenarioError& e) {
     throw ModelError(e.what());
+  }
+  if (cfg.max_rounds == 0) {
+    // The default: 1000 n + 10^5 rounds of nodes that act about once a round (hexagon formation
+    // takes about 150 n under the async engine), scaled by how much less often the semi-synchronous
+    // adversary activates a node, within the engines' limits (2 000 000 rounds for the async
+    // engine, 4 000 000 for the semi-synchronous one).
+    double per_round = 1;
+    if (sc.engine == sim::EngineKind::semi_sync && sc.activation.kind == sim::ActivationKind::random)
+      per_round = sc.activation.p;
+    if (sc.engine == sim::EngineKind::semi_sync && sc.activation.kind == sim::ActivationKind::sequential)
+      per_round = 1.0 / n;
+    const double limit = sc.engine == sim::EngineKind::async ? 2e6 : 4e6;
+    sc.rounds = static_cast<std::uint64_t>(std::min(limit, (1000.0 * n + 1e5) / per_round));
   }
   return sc;
 }
@@ -592,7 +647,7 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   st = LocksStats{};
   Result r;
   r.algorithm = alg.name;
-  r.execution = "locks";
+  r.execution = cfg.one_at_a_time ? "locks-one-at-a-time" : "locks";
   r.seed = cfg.seed;
   r.hole_prob = cfg.hole_prob;
   Framework fw(alg, start, cfg, r, st);
@@ -621,6 +676,7 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   if (engine->in_transit() != 0 && r.terminated)
     r.violations.push_back("termination: " + std::to_string(engine->in_transit()) + " messages still in transit");
   st.messages = summary.value("messages", std::uint64_t{0});
+  st.run_summary = summary;
   st.protocol_actions = engine->actions();
   if (const auto it = summary.find("latency_rounds"); it != summary.end() && it->is_object()) {
     st.lock_latency_p50 = it->value("p50", 0.0);
@@ -628,6 +684,30 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+nlohmann::json report_json(const Result& r, const LocksStats& s, const Result* sequential) {
+  nlohmann::json j = to_json(r, s);
+  j.erase("violations");
+  if (sequential != nullptr)
+    j["sequential"] = {{"rounds", sequential->rounds},
+                       {"activations", sequential->activations},
+                       {"actions", sequential->actions},
+                       {"moves", sequential->moves},
+                       {"terminated", sequential->terminated}};
+  nlohmann::json h = {{"model_round", nlohmann::json::array()}, {"amoebot_round", nlohmann::json::array()},
+                      {"final", nlohmann::json::array()},       {"awake", nlohmann::json::array()},
+                      {"acting", nlohmann::json::array()},      {"moves", nlohmann::json::array()}};
+  for (const LocksStats::Sample& x : s.history) {
+    h["model_round"].push_back(x.model_round);
+    h["amoebot_round"].push_back(x.amoebot_round);
+    h["final"].push_back(x.final);
+    h["awake"].push_back(x.awake);
+    h["acting"].push_back(x.acting);
+    h["moves"].push_back(x.moves);
+  }
+  j["history"] = std::move(h);
+  return j;
 }
 
 nlohmann::json to_json(const Result& r, const LocksStats& s) {
