@@ -423,9 +423,11 @@ struct LocksStats {
   std::uint64_t isolation_checks = 0;
   std::uint64_t serializability_checks = 0;  ///< actions replayed on the sequential copy
   std::uint64_t messages = 0;
-  std::uint64_t protocol_actions = 0;                 ///< the lock protocol's actions (engine actions)
-  std::uint32_t max_acting = 0;                       ///< most amoebots between plan and commit at once
-  double mean_acting = 0;                             ///< their time average over the run
+  std::uint64_t protocol_actions = 0;  ///< the lock protocol's actions (engine actions)
+  std::uint32_t max_acting = 0;        ///< most amoebots between plan and commit at once
+  double mean_acting = 0;              ///< their time average over the run
+  std::uint32_t max_locking = 0;       ///< most amoebots between a Lock call and the end of their Unlock at once
+  double mean_locking = 0;             ///< their time average over the run
   double lock_latency_p50 = 0, lock_latency_p99 = 0;  ///< rounds from Lock call to completion
   /// The run over time, for the report: at most about 2000 samples, evenly spaced in model rounds.
   struct Sample {

@@ -167,7 +167,7 @@ class Framework final : public sim::LockListener {
 
   void unlocked(NodeId u) override {
     phase_[u] = Phase::idle;
-    --busy_;
+    busy(-1);
     activated(u);
     if (awake_[u] && !ended_) request(u);
     dispatch();
@@ -183,7 +183,9 @@ class Framework final : public sim::LockListener {
     r.final_activations = final_cycles_;
     r.final_moves = final_moves_;
     r.final_rounds = static_cast<std::uint64_t>(std::ceil(final_round_));
+    acting(0), busy(0);
     st_.mean_acting = acting_area_ / std::max(1e-9, e_->now());
+    st_.mean_locking = busy_area_ / std::max(1e-9, e_->now());
     sample(true);
     const Configuration end = s_.snapshot();
     if (!ended_by_failure_) {
@@ -255,7 +257,7 @@ class Framework final : public sim::LockListener {
   }
   void lock_now(AmoebotId u) {
     phase_[u] = Phase::locking;
-    ++busy_;
+    busy(+1);
     ++st_.lock_requests;
     if (cfg_.fault == LocksFault::none) {
       e_->request_lock(u);
@@ -314,6 +316,13 @@ class Framework final : public sim::LockListener {
     acting_since_ = now;
     acting_ = static_cast<std::uint32_t>(int(acting_) + delta);
     st_.max_acting = std::max(st_.max_acting, acting_);
+  }
+  void busy(int delta) {
+    const double now = e_->now();
+    busy_area_ += double(busy_) * (now - busy_since_);
+    busy_since_ = now;
+    busy_ = static_cast<std::uint32_t>(int(busy_) + delta);
+    st_.max_locking = std::max(st_.max_locking, busy_);
   }
   static Record record(const System& s, AmoebotId a) {
     const System::Body& b = s.body(a);
@@ -584,6 +593,7 @@ class Framework final : public sim::LockListener {
   std::uint32_t epoch_ = 0, owed_ = 0;
   std::uint64_t rounds_ = 0;
   double next_sample_ = 0, every_ = 1;
+  double busy_since_ = 0, busy_area_ = 0;
   std::vector<AmoebotId> queue_;  ///< one-at-a-time: the awake amoebots waiting for their turn
   bool starting_ = false;
   std::uint32_t acting_ = 0;
@@ -728,6 +738,8 @@ nlohmann::json to_json(const Result& r, const LocksStats& s) {
                 {"protocol_actions_per_second", r.wall_seconds > 0 ? double(s.protocol_actions) / r.wall_seconds : 0.0},
                 {"max_acting", s.max_acting},
                 {"mean_acting", s.mean_acting},
+                {"max_locking", s.max_locking},
+                {"mean_locking", s.mean_locking},
                 {"lock_latency_p50", s.lock_latency_p50},
                 {"lock_latency_p99", s.lock_latency_p99}};
   return j;
