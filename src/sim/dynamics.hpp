@@ -78,7 +78,7 @@ class Dynamics {
   std::vector<std::pair<double, double>>& positions() { return positions_; }
   [[nodiscard]] std::size_t bytes() const {
     return positions_.capacity() * 16 + waypoints_.capacity() * 16 + initial_edges_.capacity() * 8 +
-           swizzled_.capacity() * 8 + restore_.size() * 64 + entered_win_.capacity() * 4;
+           swizzled_.capacity() * 8 + restore_.size() * 64 + entered_win_.capacity() * 4 + grid_.bytes();
   }
 
  private:
@@ -174,14 +174,16 @@ class Dynamics {
         const double dx = positions_[u].first - positions_[v].first, dy = positions_[u].second - positions_[v].second;
         if (dx * dx + dy * dy > r2) host.cut_edge(u, p);
       }
-    for (auto [u, v] : pairs_within(positions_, r))
+    grid_.for_each_pair_within(positions_, r, [&host](NodeId u, NodeId v) {
       if (!host.adjacent(u, v)) host.connect_random(u, v);
+    });
   }
 
   const Scenario& sc_;
   Rng rng_;
   bool mobile_, keep_initial_edges_;
   std::vector<std::pair<double, double>> positions_, waypoints_;
+  CellGrid grid_;  ///< mobility's cells, reused every round
   std::vector<std::pair<NodeId, NodeId>> initial_edges_, swizzled_;
   std::multimap<std::uint64_t, std::pair<NodeId, NodeId>> restore_;
   std::vector<NodeId> entered_win_;

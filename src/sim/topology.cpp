@@ -118,25 +118,27 @@ std::vector<std::pair<NodeId, NodeId>> parse_edge_list(std::istream& in, const s
 
 std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<double, double>>& pos, double r) {
   std::vector<std::pair<NodeId, NodeId>> out;
-  if (r <= 0) return out;
-  const auto cells = static_cast<std::uint32_t>(std::max(1.0, std::floor(1.0 / r)));
-  std::vector<std::vector<NodeId>> grid(std::size_t{cells} * cells);
-  auto cell_of = [&](double c) { return std::min(cells - 1, static_cast<std::uint32_t>(c * cells)); };
-  for (NodeId u = 0; u < pos.size(); ++u)
-    grid[std::size_t{cell_of(pos[u].second)} * cells + cell_of(pos[u].first)].push_back(u);
-  const double r2 = r * r;
-  for (NodeId u = 0; u < pos.size(); ++u) {
-    const auto cx = cell_of(pos[u].first), cy = cell_of(pos[u].second);
-    for (std::uint32_t y = cy ? cy - 1 : 0; y <= std::min(cells - 1, cy + 1); ++y)
-      for (std::uint32_t x = cx ? cx - 1 : 0; x <= std::min(cells - 1, cx + 1); ++x)
-        for (NodeId v : grid[std::size_t{y} * cells + x]) {
-          if (v <= u) continue;
-          const double dx = pos[u].first - pos[v].first, dy = pos[u].second - pos[v].second;
-          if (dx * dx + dy * dy <= r2) out.emplace_back(u, v);
-        }
-  }
-  std::sort(out.begin(), out.end());
+  CellGrid grid;
+  grid.for_each_pair_within(pos, r, [&](NodeId u, NodeId v) { out.emplace_back(u, v); });
   return out;
+}
+
+void CellGrid::build(const std::vector<std::pair<double, double>>& pos, double r) {
+  cells_ = static_cast<std::uint32_t>(std::max(1.0, std::floor(1.0 / r)));
+  auto cell_of = [&](double c) { return std::min(cells_ - 1, static_cast<std::uint32_t>(c * cells_)); };
+  const auto n = static_cast<NodeId>(pos.size());
+  const std::size_t count = std::size_t{cells_} * cells_;
+  start_.assign(count + 1, 0);
+  cell_x_.resize(n), cell_y_.resize(n), members_.resize(n);
+  for (NodeId u = 0; u < n; ++u) {
+    cell_x_[u] = cell_of(pos[u].first), cell_y_[u] = cell_of(pos[u].second);
+    ++start_[std::size_t{cell_y_[u]} * cells_ + cell_x_[u] + 1];
+  }
+  for (std::size_t c = 0; c < count; ++c) start_[c + 1] += start_[c];
+  // Filled in increasing node order, each cell's slice ends sorted; start_ is shifted back after.
+  for (NodeId u = 0; u < n; ++u) members_[start_[std::size_t{cell_y_[u]} * cells_ + cell_x_[u]]++] = u;
+  for (std::size_t c = count; c > 0; --c) start_[c] = start_[c - 1];
+  start_[0] = 0;
 }
 
 InitialTopology build_topology(const Scenario& s, Rng& rng) {
