@@ -66,6 +66,24 @@ TEST(AmoebotLocks, HexagonFormationTerminatesWithEveryCheckPassing) {
     }
 }
 
+TEST(AmoebotLocks, LineFormationTerminatesWithEveryCheckPassing) {
+  for (const double hole : {0.0, 0.5})
+    for (const std::uint32_t n : {1u, 5u, 30u, 80u}) {
+      am::LocksConfig cfg;
+      cfg.n = n, cfg.hole_prob = hole, cfg.seed = 3 + n;
+      am::LocksStats st;
+      const am::Result r = am::run_locks(am::line_formation(), cfg, &st);
+      EXPECT_TRUE(r.ok()) << "n " << n << " hole " << hole << ": " << all_violations(r) << r.shape_detail;
+      EXPECT_EQ(st.serializability_checks, r.actions);
+    }
+  // A line of 200 outgrows the system's first window, which renumbers the lattice's nodes while
+  // actions are planned: the plans' records are lattice coordinates, not node numbers.
+  am::LocksConfig cfg;
+  cfg.n = 200, cfg.seed = 1;
+  const am::Result r = am::run_locks(am::line_formation(), cfg);
+  EXPECT_TRUE(r.ok()) << all_violations(r);
+}
+
 TEST(AmoebotLocks, ConcurrentActionsOverlap) {
   am::LocksConfig cfg;
   cfg.n = 150, cfg.seed = 5;

@@ -55,6 +55,7 @@ test('lmx report writes one self-contained page whose plots all render with data
   assert.match(await page.locator('#subtitle').innerText(), /synthetic · variant repaired · seed 7/);
   assert.match(await page.locator('#footer').innerText(), /Lock latencies/);
   assert.equal(await page.locator('#population-card, #plot-population-card').count(), 0, 'no population part for a plain run');
+  assert.equal(await page.locator('#amoebot-card, #plot-amoebot-states-card').count(), 0, 'no amoebot part for a plain run');
   await page.screenshot({ path: path.join(results, 'report.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
@@ -139,5 +140,101 @@ test('a population report without lock figures or history still draws', async ()
   await page.waitForSelector('body[data-ready="1"]');
   assert.doesNotMatch(await page.locator('#population').innerText(), /lock requests/);
   assert.equal(await page.locator('#plot-population').getAttribute('data-points'), '0');
+  await page.close();
+});
+
+// How many pixels of a chart's canvas are drawn.
+const inkOf = (page, id) => page.locator(`#${id} canvas`).evaluate((c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let k = 0;
+  for (let i = 3; i < d.length; i += 4) if (d[i] > 0) k++;
+  return k;
+});
+
+test('an amoebot report shows its figures against the sequential run, the lock figures and the run over model rounds', async () => {
+  // test/fixtures/amoebot-report.json: the data of `lmx amoebot run --execution locks --n 200 --seed 1 --report` (tools/amoebot-fixtures.mjs)
+  const data = JSON.parse(fs.readFileSync(path.join(here, 'fixtures', 'amoebot-report.json'), 'utf8'));
+  const am = data.run.amoebot;
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`request ${r.url()}`); });
+  await page.goto(pathToFileURL(fillReport(data, 'amoebot-report.html')).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.locator('#error').isVisible(), false);
+  // the expected figures come from the fixture, so that it can be regenerated (tools/amoebot-fixtures.mjs)
+  const int = (x) => x.toLocaleString('en');
+  const esc = (x) => String(x).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const lk = am.locks, seq = am.sequential;
+  const dec = (x, d) => (Number.isInteger(x) ? int(x) : x.toFixed(d));  // as the page prints a figure
+  assert.match(await page.locator('#subtitle').innerText(), new RegExp(`^amoebots: hexagon, n 200 · variant fast · seed 1 · ${esc(int(data.run.rounds))} rounds`));
+  assert.match(await page.locator('#amoebot-card h2').innerText(), /^amoebots$/i);
+  const figures = await page.locator('#amoebot').innerText();
+  for (const re of [/algorithm\s+hexagon/, /execution\s+locks/, /amoebots\s+200/, /hole probability\s+0\.20/, /seed\s+1/, /terminated\s+yes/, /final shape\s+ok/,
+    new RegExp(`every amoebot final at\\s+round ${esc(int(am.final_states_at.rounds))} \\(${esc(int(am.final_states_at.moves))} moves\\)`),
+    new RegExp(`handovers \\(pulls and pushes\\)\\s+${esc(int(am.handovers))}`)]) assert.match(figures, re);
+
+  // concurrent against sequential: the figures and their ratio
+  const cmp = Object.fromEntries(await page.locator('#amoebot-comparison tbody tr').evaluateAll((rows) => rows.map((r) => [r.dataset.key, [...r.cells].slice(1).map((c) => c.textContent)])));
+  const row = (a, b) => [int(a), int(b), `× ${(a / b).toFixed(2)}`];
+  assert.deepEqual(cmp.rounds, row(am.rounds, seq.rounds));
+  assert.deepEqual(cmp.actions, row(am.actions, seq.actions));
+  assert.deepEqual(cmp.moves, row(am.moves, seq.moves));
+  assert.deepEqual(cmp.activations, row(am.activations, seq.activations));
+  assert.ok(am.rounds > seq.rounds, 'the concurrent run takes more amoebot rounds here (211 against 65 when this was written)');
+
+  // the lock figures: messages per action, latency, acting at once, and what else the run reports
+  const locks = await page.locator('#amoebot-locks').innerText();
+  const fig = (name, value) => new RegExp(`${esc(name)}\\s+${esc(value)}`);
+  for (const re of [fig('model rounds (lmx engine)', int(lk.model_rounds)), fig('Lock cycles', int(lk.lock_cycles)), fig('(sleeps)', int(lk.sleeps)),
+    fig('incomplete Locks', int(lk.incomplete_locks)), fig('actions given up (neighbourhood changed)', int(lk.aborted)),
+    fig('messages per action', dec(lk.messages_per_action, 1)),
+    fig('Lock latency p50 / p99 (model rounds)', `${dec(lk.lock_latency_p50, 1)} / ${dec(lk.lock_latency_p99, 1)}`),
+    fig('acting at once: max / mean', `${lk.max_acting} / ${dec(lk.mean_acting, 2)}`), fig('serializability checks', int(lk.serializability_checks))]) assert.match(locks, re);
+
+  // the run over model rounds: every history sample, on two charts
+  const samples = am.history.model_round.length;
+  assert.ok(samples > 10);
+  for (const k of ['amoebot_round', 'final', 'awake', 'acting', 'moves']) assert.equal(am.history[k].length, samples, k);
+  const states = page.locator('#plot-amoebot-states');
+  assert.equal(Number(await states.getAttribute('data-points')), samples);
+  assert.equal(await states.getAttribute('data-series'), 'in a final state,awake,acting (right axis)');
+  assert.equal(await states.evaluate((el) => el.uplot.series[3].scale), 'r', 'acting on its own axis');
+  const moves = page.locator('#plot-amoebot-moves');
+  assert.equal(Number(await moves.getAttribute('data-points')), samples);
+  assert.equal(await moves.getAttribute('data-series'), 'moves,amoebot rounds (right axis)');
+  assert.equal(await moves.evaluate((el) => el.uplot.data[1].at(-1)), am.moves, 'the moves end at the run\'s');
+  assert.equal(await states.evaluate((el) => el.uplot.data[1].at(-1)), 200, 'every amoebot final at the end');
+  for (const id of ['plot-amoebot-states', 'plot-amoebot-moves']) assert.ok(await inkOf(page, id) > 500, `${id} is drawn`);
+
+  // the amoebot part comes before the lock figures it ran on; the rest of the page is as for any run
+  const order = await page.locator('main > section h2').allInnerTexts();
+  const at = (re) => order.findIndex((t) => re.test(t));
+  assert.ok(at(/^amoebots$/i) >= 0 && at(/^amoebots$/i) < at(/key figures/i));
+  assert.ok(at(/cumulative moves/i) < at(/key figures/i));
+  assert.equal(await page.locator('#population-card').count(), 0);
+  assert.equal(await page.locator('#verdicts tr').count(), 7);
+  await page.screenshot({ path: path.join(results, 'report-amoebot.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an amoebot report without the sequential run, lock figures or history still draws', async () => {
+  const data = JSON.parse(fs.readFileSync(path.join(here, 'fixtures', 'amoebot-report.json'), 'utf8'));
+  delete data.run.amoebot.sequential;
+  delete data.run.amoebot.locks;
+  delete data.run.amoebot.history;
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(pathToFileURL(fillReport(data, 'amoebot-bare.html')).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.locator('#error').isVisible(), false);
+  const rounds = await page.locator('#amoebot-comparison tr[data-key="rounds"]').evaluate((r) => [...r.cells].slice(1).map((c) => c.textContent));
+  assert.deepEqual(rounds, ['211', '—', '—']);
+  assert.match(await page.locator('#amoebot-compare').innerText(), /no sequential run/);
+  assert.equal(await page.locator('#plot-amoebot-states').getAttribute('data-points'), '0');
+  assert.equal(await page.locator('#plot-amoebot-moves').getAttribute('data-points'), '0');
+  assert.deepEqual(problems, []);
   await page.close();
 });

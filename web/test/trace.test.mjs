@@ -201,3 +201,112 @@ test('interactions and subset Lock calls read well in the event list', () => {
   assert.equal(describe({ ev: 'call', node: 0, op: 'lock', status: 'ok' }), 'n0 calls Lock');
   assert.equal(describe({ ev: 'agents', protocol: 'epidemic', states: ['I', 'S'], initial: [1, 0, 1] }), 'agents: epidemic, 3 agents in states I, S');
 });
+
+// Amoebots: each amoebot's record, who is acting and who is asleep after every step, replayed with JSON.parse.
+function referenceAmoebots(text) {
+  const lines = text.split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
+  const start = lines.find((e) => e.ev === 'amoebots');
+  const recs = [];
+  for (const r of start.amoebots) recs[r[0]] = r.slice(1, 7);
+  const acting = new Map(), asleep = new Set();
+  let moves = 0;
+  const snap = () => ({ recs: recs.map((r) => JSON.stringify(r)), acting: [...acting].sort((a, b) => a[0] - b[0]), asleep: [...asleep].sort((a, b) => a - b), moves });
+  const out = [snap()];
+  for (const e of lines) {
+    if (e.ev === 'amoebot-plan') acting.set(e.node, e.rule);
+    if (e.ev === 'amoebot-act') { for (const r of e.changed) recs[r[0]] = r.slice(1, 7); acting.delete(e.node); moves += e.moves; }
+    if (e.ev === 'amoebot-abort') acting.delete(e.node);
+    if (e.ev === 'amoebot-sleep') asleep.add(e.node);
+    if (e.ev === 'call' && e.op === 'lock') asleep.delete(e.node);
+    out.push(snap());
+  }
+  return { start, out };
+}
+function observedAmoebots(tr, t) {
+  const ab = tr.stateAt(t).ab;
+  const recs = [];
+  for (let u = 0; u < tr.n; u++) {
+    const vars = Array.from(ab.vars.subarray(ab.V * u, ab.V * (u + 1)));
+    recs.push(JSON.stringify([...ab.pos.subarray(4 * u, 4 * u + 4)].concat([ab.compass[u], vars])));
+  }
+  const asleep = [];
+  for (let u = 0; u < tr.n; u++) if (ab.asleep[u]) asleep.push(u);
+  return { recs, acting: [...ab.acting].map(([u, a]) => [u, a.rule]).sort((a, b) => a[0] - b[0]), asleep, moves: ab.moves };
+}
+
+test('amoebot-hexagon.jsonl: every step replays to the amoebots\' reference records, acting and asleep, in either key order', () => {
+  const text = fixture('amoebot-hexagon.jsonl');
+  const ref = referenceAmoebots(text);
+  for (const variant of [text, reformat(text)]) {
+    const tr = indexTrace(variant);
+    assert.equal(tr.error, null);
+    assert.deepEqual(tr.warnings, []);
+    assert.equal(tr.amoebot.algorithm, 'hexagon');
+    assert.deepEqual(tr.amoebot.states, ['seed', 'idle', 'follower', 'root', 'retired']);
+    assert.deepEqual(tr.amoebot.variables, ['state', 'parent', 'dir']);
+    assert.ok(tr.checkpoints.length >= 3, 'the fixture spans checkpoints');
+    for (let t = 0; t <= tr.events; t += 1) assert.deepEqual(observedAmoebots(tr, t), ref.out[t], `t = ${t}`);
+    for (let t = tr.events; t >= 0; t -= 97) assert.deepEqual(observedAmoebots(tr, t), ref.out[t], `back to t = ${t}`);
+  }
+  // the lattice's bounding box holds every node an amoebot ever occupies
+  const tr = indexTrace(text);
+  const [x0, x1, y0, y1] = tr.amoebot.bbox;
+  for (const e of text.split('\n').filter((l) => l.includes('"ev":"amoebot')).map((l) => JSON.parse(l))) {
+    for (const r of e.amoebots || e.changed || []) {
+      for (const [x, y] of [[r[1], r[2]], [r[3], r[4]]]) {
+        const sx = x + y / 2, sy = (-y * Math.sqrt(3)) / 2;
+        assert.ok(sx >= x0 - 1e-9 && sx <= x1 + 1e-9 && sy >= y0 - 1e-9 && sy <= y1 + 1e-9, `(${x}, ${y}) in the box`);
+      }
+    }
+  }
+  // the lock-state index is unchanged by the amoebot lines
+  assert.deepEqual(observed(tr, tr.events), reference(text)[tr.events]);
+  // other traces have no amoebots
+  assert.equal(indexTrace(fixture('demo.jsonl')).amoebot, null);
+  assert.equal(indexTrace(fixture('demo.jsonl')).stateAt(50).ab, null);
+});
+
+test('amoebot lines: bad ones name the line; an amoebot trace without its amoebots line is a warning', () => {
+  const lines = fixture('amoebot-hexagon.jsonl').split('\n').filter(Boolean);
+  const swap = (i, l) => [...lines.slice(0, i), l, ...lines.slice(i + 1)].join('\n') + '\n';
+  const at = lines.findIndex((l) => l.includes('"ev":"amoebots"'));
+  const act = lines.findIndex((l) => l.includes('"ev":"amoebot-act"'));
+  const plan = lines.findIndex((l) => l.includes('"ev":"amoebot-plan"'));
+  const first = lines.findIndex((l) => /"ev":"amoebot-(plan|act|abort|sleep)"/.test(l));
+  let bad = indexTrace(swap(at, lines[at].replace('"ev":"amoebots"', '"ev":"amoebots-later"')));
+  assert.match(bad.error.message, new RegExp(`^line ${first + 1}: "amoebot-\\w+" event before the "amoebots" line`));
+  assert.match(bad.warnings.join(), /unknown event "amoebots-later" ignored/);
+  bad = indexTrace(swap(at, lines[at].replace(/"amoebots":\[\[0,[^\]]*\]\],/, '"amoebots":[')));
+  assert.match(bad.error.message, new RegExp(`^line ${at + 1}: "amoebots" event: 5 amoebots for 6 nodes`));
+  bad = indexTrace(swap(at, lines[at].replace(/"amoebots":\[\[0,0,/, '"amoebots":[[0,0.5,')));
+  assert.match(bad.error.message, new RegExp(`^line ${at + 1}: "amoebots" event: the record \\[0,0.5,.* has a coordinate or compass that is not an integer`));
+  bad = indexTrace(swap(act, lines[act].replace(/"changed":\[\[\d+,/, '"changed":[[17,')));
+  assert.match(bad.error.message, new RegExp(`^line ${act + 1}: "amoebot-act" event: a changed record names an amoebot outside 0..5`));
+  bad = indexTrace(swap(act, lines[act].replace(/,"changed":\[.*\]\}$/, '}')));
+  assert.match(bad.error.message, new RegExp(`^line ${act + 1}: "amoebot-act" event lacks required field "changed"`));
+  bad = indexTrace(swap(plan, lines[plan].replace(/"node":\d+/, '"node":9')));
+  assert.match(bad.error.message, new RegExp(`^line ${plan + 1}: the event names a node outside 0..5`));
+  const without = indexTrace(lines.filter((l) => !l.includes('"ev":"amoebot')).map((l, i) => (i ? l.replace(/"t":\d+/, `"t":${i}`) : l)).join('\n') + '\n');
+  assert.equal(without.error, null);
+  assert.equal(without.amoebot, null);
+  assert.match(without.warnings.join(), /an amoebot trace without an "amoebots" line: drawn as a graph/);
+  // a damaged line after the amoebots line keeps them; before it, drops them
+  const tr = indexTrace(fixture('amoebot-hexagon.jsonl'));
+  tr.truncate(at + 3);
+  assert.ok(tr.amoebot);
+  tr.truncate(at);
+  assert.equal(tr.amoebot, null);
+});
+
+test('amoebot lines read well in the event list', () => {
+  const amo = { states: ['seed', 'idle', 'follower', 'root', 'retired'] };
+  assert.equal(describe({ ev: 'amoebot-act', node: 12, rule: 'alpha4', moves: 1, changed: [[12, 0, -1, 1, -1, 4, [3, -1, 5]]] }, amo), 'a12 alpha4 (expand)');
+  assert.equal(describe({ ev: 'amoebot-act', node: 12, rule: 'alpha6', moves: 1, changed: [[12, 0, -1, 0, -1, 4, [3, -1, 5]]] }, amo), 'a12 alpha6 (contract)');
+  assert.equal(describe({ ev: 'amoebot-act', node: 5, rule: 'alpha5', moves: 2, changed: [[5, 0, -1, 0, -1, 4, [3, -1, 4]], [7, 1, -1, 2, -2, 4, [2, 5, -1]]] }, amo), 'a5 alpha5 (pull a7)');
+  assert.equal(describe({ ev: 'amoebot-act', node: 22, rule: 'alpha1', moves: 0, changed: [[22, 0, -1, 0, -1, 4, [3, -1, 4]]] }, amo), 'a22 alpha1 (→ root)');
+  assert.equal(describe({ ev: 'amoebot-act', node: 22, rule: 'r', moves: 0, changed: [[22, 0, 0, 0, 0, 0, [7]], [3, 1, 0, 1, 0, 0, [1]]] }), 'a22 r (→ 7; writes a3)');
+  assert.equal(describe({ ev: 'amoebot-plan', node: 3, rule: 'alpha4' }), 'a3 plans alpha4');
+  assert.equal(describe({ ev: 'amoebot-abort', node: 7, rule: 'alpha5' }), 'a7 gives up alpha5');
+  assert.equal(describe({ ev: 'amoebot-sleep', node: 3 }), 'a3 sleeps');
+  assert.equal(describe({ ev: 'amoebots', algorithm: 'hexagon', variables: ['state'], states: ['seed', 'idle'], amoebots: [[0, 0, 0, 0, 0, 0, [0]], [1, 1, 0, 1, 0, 0, [1]]] }), 'amoebots: hexagon, 2 amoebots in states seed, idle');
+});

@@ -308,6 +308,12 @@ const Algorithm& hexagon_formation();
 enum HexagonVar : unsigned { hex_state = 0, hex_parent = 1, hex_dir = 2 };
 enum HexagonState : std::int8_t { seed = 0, idle = 1, follower = 2, root = 3, retired = 4 };
 
+/// Line formation (docs/amoebot.md, "Line formation"): hexagon formation's forest and states
+/// (HexagonState), roots retiring where the line through the seed continues; the line grows both
+/// ways along the axis of the seed's local direction 0. Variables as hexagon formation's.
+const Algorithm& line_formation();
+enum LineVar : unsigned { line_state = 0, line_parent = 1, line_dir = 2 };
+
 /// The shipped algorithms, and one by name (nullptr if none).
 const std::vector<const Algorithm*>& algorithms();
 const Algorithm* find_algorithm(std::string_view name);

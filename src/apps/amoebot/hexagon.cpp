@@ -169,7 +169,7 @@ const Algorithm& hexagon_formation() {
 }
 
 const std::vector<const Algorithm*>& algorithms() {
-  static const std::vector<const Algorithm*> all{&hexagon_formation()};
+  static const std::vector<const Algorithm*> all{&hexagon_formation(), &line_formation()};
   return all;
 }
 

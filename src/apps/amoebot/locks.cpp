@@ -28,9 +28,10 @@ using sim::NodeId;
 
 constexpr unsigned lattice_delta = 8;  ///< an expanded amoebot has at most 8 distinct neighbours
 
-/// Everything about an amoebot that an action may read: its body and its public memory.
+/// Everything about an amoebot that an action may read: its body (as lattice nodes: the system's
+/// node numbers change when its window grows) and its public memory.
 struct Record {
-  std::uint32_t head = 0, tail = 0;
+  Node head, tail;
   Memory memory;
   friend bool operator==(const Record&, const Record&) = default;
 };
@@ -326,7 +327,7 @@ class Framework final : public sim::LockListener {
   }
   static Record record(const System& s, AmoebotId a) {
     const System::Body& b = s.body(a);
-    return {b.head, b.tail, s.memory(a)};
+    return {s.node_of(b.head), s.node_of(b.tail), s.memory(a)};
   }
 
   /// The isolation monitor: every amoebot of the plan's scope other than u has its lock pointing

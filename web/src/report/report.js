@@ -1,7 +1,9 @@
 // The self-contained run report: `lmx report RUN.json [--trace TRACE] -o report.html` inlines the
 // run summary (docs/run-format.md) and, when a trace is given, exact per-Lock latencies and the
 // trace's violations, into this page. Plots use uPlot; nothing is fetched. A population-protocol
-// run (`lmx pp run --report`) adds its figures and the state counts over time.
+// run (`lmx pp run --report`) adds its figures and the state counts over time; an amoebot run
+// (`lmx amoebot run --execution locks --report`) its figures against the sequential execution and
+// the run over time.
 import uPlot from 'uplot';
 import { $, fail, kv, num } from '../common/page.js';
 import { stateColour } from '../common/palette.js';
@@ -32,8 +34,9 @@ function flattenScenario(s, prefix = '', out = []) {
 
 function width(el) { return Math.max(320, el.clientWidth || 480); }
 
-// Draws one uPlot chart; marks the container with the number of data points drawn.
-function plot(id, { xs, series, xLabel, yLabel, bars = false, step = false, xTime = false }) {
+// Draws one uPlot chart; marks the container with the number of data points drawn. Series with
+// `right: true` use a second y axis on the right, labelled `rightLabel`.
+function plot(id, { xs, series, xLabel, yLabel, bars = false, step = false, xTime = false, rightLabel = '' }) {
   const el = $(id);
   const points = xs ? xs.length : 0;
   el.dataset.points = String(points);
@@ -43,14 +46,15 @@ function plot(id, { xs, series, xLabel, yLabel, bars = false, step = false, xTim
     return;
   }
   const paths = bars ? uPlot.paths.bars({ size: [0.8, 60] }) : step ? uPlot.paths.stepped({ align: 1 }) : undefined;
+  const right = series.some((s) => s.right);
   const opts = {
     width: width(el),
     height: 240,
-    scales: { x: { time: xTime }, y: bars ? { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } : {} },
-    axes: [{ label: xLabel }, { label: yLabel }],
+    scales: { x: { time: xTime }, y: bars ? { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } : {}, ...(right ? { r: { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } } : {}) },
+    axes: [{ label: xLabel }, { label: yLabel }, ...(right ? [{ scale: 'r', side: 1, label: rightLabel, grid: { show: false } }] : [])],
     legend: { show: series.length > 1 },
     series: [{ label: xLabel }, ...series.map((s) => ({
-      label: s.label, stroke: s.colour, fill: bars ? s.colour + 'aa' : s.fill, width: bars ? 1 : 2, paths, points: { show: false },
+      label: s.label, stroke: s.colour, fill: bars ? s.colour + 'aa' : s.fill, width: bars ? 1 : 2, paths, points: { show: false }, ...(s.right ? { scale: 'r' } : {}),
     }))],
   };
   const u = new uPlot(opts, [xs, ...series.map((s) => s.ys)], el);
@@ -124,6 +128,121 @@ function population(pop, before) {
   $('plot-population').dataset.series = series.map((s) => s.label).join(',');
 }
 
+// The amoebot part of `lmx amoebot run --execution locks --report` (docs/amoebot.md): the run's
+// figures, the same configuration run one amoebot at a time, the lock figures, and the run over
+// model rounds (amoebots in a final state, awake and acting; cumulative moves).
+const AMOEBOT_LOCKS = [
+  ['model_rounds', 'model rounds (lmx engine)', 0], ['lock_cycles', 'Lock cycles', 0], ['lock_requests', 'Lock requests', 0],
+  ['sleeps', 'cycles that found nothing enabled (sleeps)', 0], ['incomplete_locks', 'incomplete Locks', 0],
+  ['aborted', 'actions given up (neighbourhood changed)', 0], ['expansion_conflicts', 'expansion conflicts', 0],
+  ['messages', 'messages', 0], ['messages_per_action', 'messages per action', 1],
+  ['lock_latency', 'Lock latency p50 / p99 (model rounds)', null], ['acting', 'acting at once: max / mean', null],
+  ['locking', 'locking at once: max / mean', null], ['protocol_actions', 'protocol actions', 0],
+  ['isolation_checks', 'isolation checks', 0], ['serializability_checks', 'serializability checks', 0],
+];
+// figures shown two to a row: [first key, second key, decimals of each]
+const LOCK_PAIRS = { lock_latency: ['lock_latency_p50', 'lock_latency_p99', 1, 1], acting: ['max_acting', 'mean_acting', 0, 2], locking: ['max_locking', 'mean_locking', 0, 2] };
+const AMOEBOT_SHOWN = new Set(['algorithm', 'execution', 'n', 'seed', 'hole_prob', 'rounds', 'actions', 'moves', 'activations', 'terminated', 'final_shape_ok',
+  'final_shape_detail', 'final_states', 'connected', 'handovers', 'final_states_at', 'sequential', 'locks', 'history', 'violations']);
+const yesNo = (v) => (v === undefined || v === null ? undefined : v === true ? 'yes' : v === false ? 'no' : String(v));
+const ratio = (a, b) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? `× ${num(a / b, 2)}` : '—');
+const label = (k) => k.replace(/_/g, ' ');
+// A figure of unknown meaning: integers grouped, large numbers rounded, small ones with 3 decimals.
+const figure = (v) => (typeof v === 'number' ? num(Number.isInteger(v) || Math.abs(v) < 1000 ? v : Math.round(v), 3) : yesNo(v));
+
+function amoebots(am, before) {
+  const seq = am.sequential && typeof am.sequential === 'object' ? am.sequential : null;
+  const lk = am.locks && typeof am.locks === 'object' ? am.locks : {};
+  const figures = card('amoebot', 'Amoebots', before);
+  const rows = [
+    ['algorithm', am.algorithm], ['execution', am.execution], ['amoebots', num(am.n)], ['hole probability', num(am.hole_prob, 2)], ['seed', am.seed],
+    ['terminated', yesNo(am.terminated)],
+    ['final shape', am.final_shape_ok === undefined ? undefined : am.final_shape_ok ? 'ok' : `wrong${am.final_shape_detail ? `: ${am.final_shape_detail}` : ''}`],
+  ];
+  if (am.final_states !== undefined) rows.push(['every amoebot in a final state', yesNo(am.final_states)]);
+  if (am.final_states_at && typeof am.final_states_at === 'object') rows.push(['every amoebot final at', `round ${num(am.final_states_at.rounds)} (${num(am.final_states_at.moves)} moves)`]);
+  if (am.handovers !== undefined) rows.push(['handovers (pulls and pushes)', num(am.handovers)]);
+  if (am.connected !== undefined) rows.push(['connected at the end', yesNo(am.connected)]);
+  for (const [k, v] of Object.entries(am)) if (!AMOEBOT_SHOWN.has(k) && (v === null || typeof v !== 'object')) rows.push([label(k), figure(v)]);
+  const t = kv(rows);
+  t.id = 'amoebot-figures';
+  figures.append(t);
+
+  // the concurrent run against the same configuration one amoebot at a time
+  const cmp = card('amoebot-compare', 'Amoebots: concurrent (lmx locks) against sequential', before);
+  const ct = document.createElement('table');
+  ct.id = 'amoebot-comparison';
+  const head = ct.createTHead().insertRow();
+  for (const h of ['', 'concurrent', 'sequential', 'ratio']) {
+    const th = document.createElement('th');
+    th.textContent = h;
+    head.append(th);
+  }
+  const body = ct.createTBody();
+  const line = (key, name, a, b, note = '') => {
+    const tr = body.insertRow();
+    tr.dataset.key = key;
+    const th = document.createElement('th');
+    th.textContent = name;
+    tr.append(th);
+    tr.insertCell().textContent = num(a, 0);
+    tr.insertCell().textContent = seq ? num(b, 0) : '—';
+    tr.insertCell().textContent = seq ? ratio(a, b) : '—';
+    if (note) tr.title = note;
+  };
+  line('rounds', 'rounds (amoebot model)', am.rounds, seq && seq.rounds, 'a round ends when every amoebot has been activated at least once since the last');
+  line('actions', 'actions', am.actions, seq && seq.actions);
+  line('moves', 'moves', am.moves, seq && seq.moves, 'expand and contract 1, pull and push 2');
+  line('activations', 'activations (concurrent: Lock cycles)', am.activations ?? lk.lock_cycles, seq && seq.activations);
+  cmp.append(ct);
+  cmp.append(Object.assign(document.createElement('div'), {
+    className: 'muted note',
+    textContent: `concurrent: this run (execution ${am.execution || 'locks'}: each action under an lmx Lock of its neighbourhood); sequential: the same configuration run one amoebot at a time; ratio: concurrent / sequential.`,
+  }));
+  if (!seq) cmp.append(Object.assign(document.createElement('div'), { className: 'muted', textContent: 'The report has no sequential run of the same configuration.' }));
+  else if (seq.terminated === false) cmp.append(Object.assign(document.createElement('div'), { className: 'muted', textContent: 'The sequential run did not terminate.' }));
+
+  // the lock figures, the known ones first, then whatever else the run reports
+  const lrows = [];
+  const used = new Set();
+  for (const [k, name, d] of AMOEBOT_LOCKS) {
+    if (LOCK_PAIRS[k]) {
+      const [a, b, da, db] = LOCK_PAIRS[k];
+      if (lk[a] === undefined && lk[b] === undefined) continue;
+      used.add(a); used.add(b);
+      lrows.push([name, `${num(lk[a], da)} / ${num(lk[b], db)}`]);
+    } else if (lk[k] !== undefined) {
+      used.add(k);
+      lrows.push([name, num(lk[k], d)]);
+    }
+  }
+  for (const [k, v] of Object.entries(lk)) if (!used.has(k) && (v === null || typeof v !== 'object')) lrows.push([label(k), figure(v)]);
+  const lt = kv(lrows);
+  lt.id = 'amoebot-locks';
+  const lc = card('amoebot-locks-body', 'Amoebots: the locks', before);
+  lc.append(lt);
+
+  // the run over model rounds
+  const h = am.history && typeof am.history === 'object' ? am.history : {};
+  const xs = Array.isArray(h.model_round) ? h.model_round : [];
+  const ok = (k) => Array.isArray(h[k]) && h[k].length === xs.length;
+  card('plot-amoebot-states', 'Amoebots: final, awake and acting over model rounds', before, 'plot');
+  const states = [
+    ok('final') && { label: 'in a final state', ys: h.final, colour: '#7c3aed' },
+    ok('awake') && { label: 'awake', ys: h.awake, colour: '#2563eb' },
+    ok('acting') && { label: 'acting (right axis)', ys: h.acting, colour: '#ea580c', right: true },
+  ].filter(Boolean);
+  plot('plot-amoebot-states', states.length ? { xs, series: states, xLabel: 'model round', yLabel: 'amoebots', rightLabel: 'acting amoebots' } : { xs: [], series: [] });
+  $('plot-amoebot-states').dataset.series = states.map((x) => x.label).join(',');
+  card('plot-amoebot-moves', 'Amoebots: cumulative moves over model rounds', before, 'plot');
+  const moves = [
+    ok('moves') && { label: 'moves', ys: h.moves, colour: '#db2777' },
+    ok('amoebot_round') && { label: 'amoebot rounds (right axis)', ys: h.amoebot_round, colour: '#64748b', right: true },
+  ].filter(Boolean);
+  plot('plot-amoebot-moves', ok('moves') ? { xs, series: moves, xLabel: 'model round', yLabel: 'moves so far', rightLabel: 'amoebot rounds' } : { xs: [], series: [] });
+  $('plot-amoebot-moves').dataset.series = ok('moves') ? moves.map((x) => x.label).join(',') : '';
+}
+
 function main() {
   let data;
   try {
@@ -135,7 +254,8 @@ function main() {
   const run = data.run || {};
   const trace = data.trace || null;
   const sc = run.scenario || {};
-  $('subtitle').textContent = `${sc.name || 'run'} · variant ${run.variant ?? '—'} · seed ${run.seed ?? '—'} · ${num(run.rounds)} rounds · generated by lmx ${data.lmx_version || ''}`;
+  const am = run.amoebot && typeof run.amoebot === 'object' ? run.amoebot : null;
+  $('subtitle').textContent = `${am ? `amoebots: ${am.algorithm || '?'}, n ${num(am.n)}` : sc.name || 'run'} · variant ${run.variant ?? '—'} · seed ${run.seed ?? '—'} · ${num(run.rounds)} rounds · generated by lmx ${data.lmx_version || ''}`;
 
   $('scenario').append(kv(flattenScenario(sc).slice(0, 40)));
 
@@ -172,6 +292,8 @@ function main() {
   if (run.stalled) $('violations').prepend('A global stall was found.');
   // a population protocol's own results come before the lock figures they ran on
   if (run.population && typeof run.population === 'object') population(run.population, $('figures').closest('section'));
+  // likewise an amoebot run's (the lock figures below are its Lock calls')
+  if (am) amoebots(am, $('figures').closest('section'));
 
   const lr = run.latency_rounds || {};
   $('figures').append(kv([

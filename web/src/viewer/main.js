@@ -1,11 +1,13 @@
 // The lmx trace viewer: one static page, no network. Loads a trace from the file picker, a drop,
 // or `?trace=URL` (what `lmx view` serves), indexes it once (trace.js) and draws any step on a
 // canvas: topology, node state and phase, lock sets, messages in transit, the waits-for relation.
-// A population-protocol trace (an `agents` line) also colours each agent by its protocol state.
+// A population-protocol trace (an `agents` line) also colours each agent by its protocol state;
+// an amoebot trace (an `amoebots` line) is drawn on the triangular lattice instead of a graph layout.
 import { indexTrace, KIND, TraceError, MESSAGE_KINDS, IDLE_NODE } from './trace.js';
 import { waitsFor, enabledGuarded } from './waits.js';
 import { fmtSet, fmtW, fmtP, fmtVal, fmtNodes, describe, msgText } from './notation.js';
 import { computeLayout } from './layout.js';
+import { latticeFit, amoebotCells, hexPath, cellRadius, unitPx } from './lattice.js';
 import { MSG_COLOUR, shapes } from './shapes.js';
 import { stateColour, stateInk } from '../common/palette.js';
 
@@ -14,11 +16,13 @@ export const PHASE_COLOUR = { BOT: '#94a3b8', PREPARE: '#0ea5e9', COMPETE: '#db2
 const WAIT_COLOUR = { reply: '#2563eb', request: '#ea580c', release: '#64748b' };
 const FADE = 12;  // topology changes and interactions stay highlighted for this many events
 const INTERACT_COLOUR = '#f59e0b';
+const ACTING_COLOUR = '#0f172a';
+const NO_STATE_COLOUR = '#cbd5e1';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   trace: null, t: 0, selected: null, playing: false, lastFrame: 0, carry: 0,
-  layout: null, view: { scale: 1, x: 0, y: 0 }, sys: null, waits: null, loadMs: 0,
+  layout: null, lattice: null, view: { scale: 1, x: 0, y: 0 }, sys: null, waits: null, loadMs: 0,
 };
 window.lmxViewer = ui;  // for tests and the console
 
@@ -41,7 +45,8 @@ async function loadText(text, name) {
     trace = indexTrace(text);
   } catch (err) {
     ui.trace = null;
-    showPopulation(null);
+    ui.lattice = null;
+    showMode(null);
     document.body.classList.remove('loaded');
     $('title').textContent = name;
     showError(`Cannot open ${name}: ${err instanceof TraceError ? err.message : String(err)}`);
@@ -50,7 +55,8 @@ async function loadText(text, name) {
     return;
   }
   ui.trace = trace;
-  ui.layout = computeLayout(trace);
+  ui.lattice = trace.amoebot ? latticeFit(trace.amoebot.bbox) : null;
+  ui.layout = ui.lattice ? null : computeLayout(trace);
   ui.loadMs = performance.now() - t0;
   ui.selected = null;
   ui.view = { scale: 1, x: 0, y: 0 };
@@ -67,8 +73,9 @@ async function loadText(text, name) {
   if (h.scenario && h.scenario.detail) rows.push(['detail', h.scenario.detail]);
   const pop = trace.population;
   if (pop) rows.splice(1, 0, ['protocol', `${pop.protocol} (${pop.states.length} states)`]);
+  if (trace.amoebot) rows.splice(1, 0, ['algorithm', `${trace.amoebot.algorithm} (${h.nodes} amoebots)`]);
   $('info').append(table(rows));
-  showPopulation(pop);
+  showMode(trace);
   reportProblems();
   const params = new URLSearchParams(location.search);
   goto(params.has('t') ? Number(params.get('t')) : 0);
@@ -83,12 +90,18 @@ async function loadText(text, name) {
   });
 }
 
-// The population box, the interaction button and the legend that fits the trace.
-function showPopulation(pop) {
+// The population or amoebot box, their jump buttons and the legend that fits the trace.
+function showMode(trace) {
+  const pop = trace && !trace.amoebot ? trace.population : null;
+  const amo = trace ? trace.amoebot : null;
   $('pop-box').hidden = !pop;
   $('next-interact').hidden = !pop;
   $('pop-protocol').textContent = pop ? pop.protocol : '';
-  buildLegend(!!pop);
+  $('ab-box').hidden = !amo;
+  $('next-amoebot').hidden = !amo;
+  $('ab-algorithm').textContent = amo ? amo.algorithm : '';
+  canvas.dataset.mode = amo ? 'lattice' : 'graph';
+  buildLegend(amo ? 'amoebot' : pop ? 'population' : 'graph');
 }
 
 // The trace has a damaged line: keep the events before it.
@@ -96,7 +109,8 @@ function damaged(err) {
   const tr = ui.trace;
   tr.error = err;
   tr.truncate(err.line - 1);
-  if (!tr.population) showPopulation(null);  // the agents line was cut off
+  if (ui.lattice && !tr.amoebot) { ui.lattice = null; ui.layout = computeLayout(tr); }  // the amoebots line was cut off
+  showMode(tr);
   reportProblems();
   goto(Math.min(ui.t, tr.events));
 }
@@ -154,7 +168,7 @@ function jump(codes, label) {
   const t = ui.trace.find(ui.t, codes, 1);
   if (t < 0) { flash(`no further ${label}`); return; }
   goto(t);
-  if (ui.trace.kind[t] === KIND.done_lock || ui.trace.kind[t] === KIND.interact) select(ui.trace.node[t]);
+  if (ui.trace.kind[t] === KIND.done_lock || ui.trace.kind[t] === KIND.interact || ui.trace.kind[t] === KIND.amoebot_act) select(ui.trace.node[t]);
   else if (ui.trace.kind[t] === KIND.violation && ui.trace.node[t] >= 0) select(ui.trace.node[t]);
 }
 function flash(msg) {
@@ -205,19 +219,20 @@ function updatePanel() {
   if (!tr) return;
   const t = ui.t;
   $('step-label').textContent = `t = ${t} / ${tr.events}` + (t > 0 ? `, round ${tr.round[t]}` : '') + ` · ${ui.sys.locks} Lock${ui.sys.locks === 1 ? '' : 's'} done · ${ui.sys.transit.size} in transit`;
-  $('event-label').textContent = t > 0 ? describe(tr.event(t)) : 'initial state (before the first event)';
+  $('event-label').textContent = t > 0 ? say(tr.event(t)) : 'initial state (before the first event)';
   // registers
   const reg = $('registers');
   reg.innerHTML = '';
   $('lockset').textContent = '';
   const u = ui.selected;
-  $('node-name').textContent = u === null ? '(click a node)' : `n${u}`;
+  $('node-name').textContent = u === null ? `(click ${ui.lattice ? 'an amoebot' : 'a node'})` : ui.lattice ? `a${u}` : `n${u}`;
   if (u !== null) {
     const nd = ui.sys.nodes[u];
     const prevAct = nd.t === t && t > 0;
     const r = nd.regs;
     const rows = [
-      ...(ui.sys.pp ? [['agent', tr.population.states[ui.sys.pp.agent[u]]]] : []),
+      ...(ui.sys.pp && !ui.lattice ? [['agent', tr.population.states[ui.sys.pp.agent[u]]]] : []),
+      ...(ui.lattice && ui.sys.ab ? amoebotRows(u) : []),
       ['state', fmtVal(nd.state)], ['phase', fmtVal(nd.phase)], ['lock', fmtVal(nd.lock)],
       ['L', fmtSet(r.L)], ['R', fmtSet(r.R)], ['W', fmtW(r.W)], ['H', fmtSet(r.H)],
       ['A', fmtSet(r.A)], ['C', fmtSet(r.C)], ['P', fmtP(r.P)],
@@ -228,6 +243,7 @@ function updatePanel() {
       const th = document.createElement('th');
       th.innerHTML = k.length === 1 ? `<i>${k}</i>` : k;
       if (k === 'agent') th.title = 'the protocol state of this agent';
+      if (AMOEBOT_ROWS[k]) { th.textContent = k.replace(/^v:/, ''); th.title = AMOEBOT_ROWS[k]; }
       row.append(th);
       row.insertCell().textContent = v;
     }
@@ -283,7 +299,8 @@ function updatePanel() {
   }
   if (!w.edges.length) wb.textContent = 'nobody waits';
   updateBanner();
-  if (ui.sys.pp) updatePopulation();
+  if (ui.sys.pp && !ui.lattice) updatePopulation();
+  if (ui.lattice && ui.sys.ab) updateAmoebots();
   // event log around t
   const log = $('log');
   log.innerHTML = '';
@@ -291,8 +308,9 @@ function updatePanel() {
   for (let i = from; i <= to; i++) {
     const li = document.createElement('li');
     const k = tr.kind[i];
-    li.className = (i === t ? 'current ' : '') + (k === KIND.violation ? 'k-violation' : k === KIND.done_lock || k === KIND.done_unlock ? 'k-done' : k === KIND.interact ? 'k-interact' : '');
-    li.textContent = `${i}  ${describe(tr.event(i))}`;
+    li.className = (i === t ? 'current ' : '') + (k === KIND.violation ? 'k-violation' : k === KIND.done_lock || k === KIND.done_unlock ? 'k-done' : k === KIND.interact ? 'k-interact'
+      : k === KIND.amoebot_act ? 'k-amoebot k-amoebot-act' : k >= KIND.amoebots && k <= KIND.amoebot_sleep ? 'k-amoebot' : '');
+    li.textContent = `${i}  ${say(tr.event(i))}`;
     li.title = li.textContent;
     li.onclick = () => goto(i);
     log.append(li);
@@ -340,12 +358,121 @@ function updatePopulation() {
   box.append(sum);
 }
 
+// An event line as the event list and the step label show it.
+const say = (e) => describe(e, ui.trace ? ui.trace.amoebot : null);
+
+// ---------- amoebots ----------
+const AMOEBOT_ROWS = {
+  amoebot: 'the algorithm state of this amoebot', position: 'head and tail, axial lattice coordinates (x, y)',
+  compass: 'its compass offset: local direction d is global direction (compass + d) mod 6',
+  acting: 'planned an action at its Lock\'s completion, not yet committed or given up', awake: 'awake, or asleep since its last Lock found nothing enabled',
+};
+// The state index of amoebot u (its first variable), or NaN.
+function abState(ab, u) { return ab.vars[ab.V * u]; }
+function abStateName(k) {
+  const amo = ui.trace.amoebot;
+  if (Number.isNaN(k)) return '—';
+  return amo.states[k] !== undefined ? amo.states[k] : `${amo.variables[0] || 'state'} ${k}`;
+}
+function abColour(k) {
+  if (!Number.isInteger(k) || k < 0) return NO_STATE_COLOUR;
+  return stateColour(k);
+}
+// The register rows of amoebot u: its state, place, compass, other variables, acting and awake.
+function amoebotRows(u) {
+  const ab = ui.sys.ab, amo = ui.trace.amoebot, p = ab.pos, i = 4 * u;
+  const expanded = p[i] !== p[i + 2] || p[i + 1] !== p[i + 3];
+  const rows = [
+    ['amoebot', abStateName(abState(ab, u))],
+    ['position', expanded ? `head (${p[i]},${p[i + 1]}), tail (${p[i + 2]},${p[i + 3]})` : `(${p[i]},${p[i + 1]}), contracted`],
+    ['compass', String(ab.compass[u])],
+  ];
+  for (let k = 1; k < ab.V; k++) {
+    const name = `v:${amo.variables[k] || `v${k}`}`;
+    AMOEBOT_ROWS[name] = AMOEBOT_ROWS[name] || 'a variable of its public memory';
+    const v = ab.vars[ab.V * u + k];
+    rows.push([name, Number.isNaN(v) ? '—' : String(v)]);
+  }
+  const a = ab.acting.get(u);
+  rows.push(['acting', a ? `${a.rule} (planned at t = ${a.t})` : '—']);
+  rows.push(['awake', ab.asleep[u] ? 'no (asleep)' : 'yes']);
+  return rows;
+}
+
+// The algorithm's states with their colour and how many amoebots hold each at the current step,
+// then the counters so far and who is acting.
+function updateAmoebots() {
+  const tr = ui.trace, ab = ui.sys.ab, amo = tr.amoebot, n = tr.n;
+  const counts = new Map();
+  for (let u = 0; u < n; u++) { const k = abState(ab, u); counts.set(k, (counts.get(k) || 0) + 1); }
+  const keys = amo.states.map((_, k) => k);
+  for (const k of [...counts.keys()].sort((a, b) => a - b)) if (!keys.includes(k)) keys.push(k);
+  const e = tr.kind[ui.t] === KIND.amoebot_act ? tr.parsed(ui.t) : null;
+  const touched = new Set(e ? e.changed.map((r) => r[6][0]) : []);
+  const box = $('ab-legend');
+  box.innerHTML = '';
+  box.classList.toggle('many', keys.length > 8);
+  let awake = 0, expanded = 0;
+  for (let u = 0; u < n; u++) {
+    if (!ab.asleep[u]) awake += 1;
+    if (ab.pos[4 * u] !== ab.pos[4 * u + 2] || ab.pos[4 * u + 1] !== ab.pos[4 * u + 3]) expanded += 1;
+  }
+  Object.assign(box.dataset, {
+    total: String([...counts.values()].reduce((a, b) => a + b, 0)), moves: String(ab.moves), actions: String(ab.actions),
+    aborts: String(ab.aborts), sleeps: String(ab.sleeps), awake: String(awake), expanded: String(expanded),
+    acting: [...ab.acting.keys()].sort((a, b) => a - b).join(','),
+  });
+  for (const k of keys) {
+    const c = counts.get(k) || 0, name = abStateName(k), colour = abColour(k);
+    const row = document.createElement('div');
+    row.className = 'pp-row ab-row' + (c ? '' : ' empty') + (touched.has(k) ? ' touched' : '');
+    row.dataset.state = name;
+    row.dataset.count = String(c);
+    row.dataset.colour = colour;
+    row.title = `${name}: ${c} of ${n} amoebots`;
+    const sw = document.createElement('span');
+    sw.className = 'sw hex';
+    sw.style.background = colour;
+    const nm = document.createElement('span');
+    nm.className = 'name';
+    nm.textContent = name;
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    const fill = document.createElement('span');
+    fill.style.width = `${(100 * c) / n}%`;
+    fill.style.background = colour;
+    bar.append(fill);
+    const ct = document.createElement('span');
+    ct.className = 'count';
+    ct.textContent = String(c);
+    row.append(sw, nm, bar, ct);
+    box.append(row);
+  }
+  const plural = (k, w) => `${k.toLocaleString('en')} ${w}${k === 1 ? '' : 's'}`;
+  const sum = document.createElement('div');
+  sum.className = 'total';
+  sum.textContent = `${plural(ab.actions, 'action')}, ${plural(ab.moves, 'move')}, ${plural(ab.aborts, 'action')} given up · ${awake} awake, ${expanded} expanded`;
+  const act = document.createElement('div');
+  act.className = 'total acting';
+  act.textContent = ab.acting.size ? `acting: ${[...ab.acting].map(([u, a]) => `a${u} (${a.rule})`).join(', ')}` : 'acting: none';
+  box.append(sum, act);
+}
+
 // The static legend. In a population-protocol trace the fill shows the protocol state (its own
 // legend, with counts, is in the Population box), so the lock state moves to two rings outside it.
-function buildLegend(population = false) {
+function buildLegend(kind = 'graph') {
   const lg = $('legend');
   const parts = [];
-  if (population) {
+  if (kind === 'amoebot') {
+    parts.push('<div class="head">cell fill: algorithm state (see Amoebots)</div>');
+    parts.push('<span style="grid-column:1/-1"><span class="sw hex" style="background:#94a3b8"></span>a contracted amoebot: one cell of the lattice</span>');
+    parts.push('<span style="grid-column:1/-1"><span class="sw hex" style="background:#94a3b8"></span><span class="bar-key"></span><span class="sw hex" style="background:#cbd5e1"></span>expanded: head (labelled) and tail (paler), joined</span>');
+    parts.push('<span style="grid-column:1/-1"><span class="sw hex" style="background:white;border:3px solid hsl(200,70%,45%)"></span>lock set of a LOCKED amoebot, outlined in the locker\'s colour (the locker twice)</span>');
+    parts.push(`<span style="grid-column:1/-1"><span class="ring" style="border-color:${ACTING_COLOUR}"></span>acting: planned at its Lock, not yet committed (with the rule)</span>`);
+    parts.push('<span style="grid-column:1/-1"><span class="sw" style="background:white;border:1px solid #94a3b8"></span>thin grey border: asleep (its last Lock found nothing enabled)</span>');
+    parts.push('<div class="head">dot in the cell: Lock initiator state (none: ⊥)</div>');
+    for (const [s, c] of Object.entries(STATE_COLOUR)) if (s !== 'BOT') parts.push(`<span><span class="sw" style="background:${c}"></span>${fmtVal(s)}</span>`);
+  } else if (kind === 'population') {
     parts.push('<div class="head">node fill: protocol state (see Population)</div>');
     parts.push('<div class="head">inner ring: initiator state (none: ⊥)</div>');
     for (const [s, c] of Object.entries(STATE_COLOUR)) if (s !== 'BOT') parts.push(`<span><span class="ring" style="border-color:${c}"></span>${fmtVal(s)}</span>`);
@@ -368,7 +495,8 @@ function buildLegend(population = false) {
   parts.push('<div class="head">other</div>');
   parts.push('<span><span class="line" style="border-color:#16a34a;border-top-width:4px"></span>edge just connected</span>');
   parts.push('<span><span class="line" style="border-color:#dc2626;border-top-style:dashed"></span>edge just cut</span>');
-  parts.push('<span style="grid-column:1/-1">halo and band: a LOCKED node\'s lock set</span>');
+  if (kind === 'amoebot') parts.push('<span style="grid-column:1/-1"><span class="line" style="border-color:#64748b;border-top-width:1px"></span>edge of the lock protocol\'s graph (lattice neighbours)</span>');
+  else parts.push('<span style="grid-column:1/-1">halo and band: a LOCKED node\'s lock set</span>');
   lg.innerHTML = parts.join('');
 }
 
@@ -385,12 +513,19 @@ function transform() {
   return { s, ox, oy, X: (x) => ox + x * s, Y: (y) => oy + y * s };
 }
 function nodeXY(u, T) {
+  if (ui.lattice) {  // the middle of the amoebot: its cell, or the bar between head and tail
+    const { head, tail } = amoebotCells(ui.sys.ab, u, T, ui.lattice);
+    return [(head[0] + tail[0]) / 2, (head[1] + tail[1]) / 2];
+  }
   const p = ui.sys && ui.sys.pos ? ui.sys.pos : null;
   const x = p && !Number.isNaN(p[2 * u]) ? p[2 * u] : ui.layout.xy[2 * u];
   const y = p && !Number.isNaN(p[2 * u + 1]) ? p[2 * u + 1] : ui.layout.xy[2 * u + 1];
   return [T.X(x), T.Y(y)];
 }
-function nodeRadius(T) { return Math.max(3, Math.min(18, (T.s / Math.sqrt(ui.trace.n)) * 0.18)); }
+function nodeRadius(T) {
+  if (ui.lattice) return 0.4 * unitPx(T, ui.lattice);  // about a cell's inradius
+  return Math.max(3, Math.min(18, (T.s / Math.sqrt(ui.trace.n)) * 0.18));
+}
 function hue(u) { return `hsl(${(u * 137.508) % 360}, 70%, 45%)`; }
 
 function draw() {
@@ -410,9 +545,12 @@ function draw() {
   const r = nodeRadius(T);
   const detail = r >= 9;
   const showPorts = $('show-ports').checked && detail;
+  const lattice = !!ui.lattice;
 
+  // amoebots: the cells first, since the protocol's edges, messages and waits lie across them
+  if (lattice) drawAmoebots(T, sys);
   // lock sets: translucent band from the locker to each member, halo around members
-  for (let u = 0; u < n; u++) {
+  for (let u = 0; u < n && !lattice; u++) {
     if (sys.nodes[u].state !== 'LOCKED') continue;
     const members = sys.lockSet(u);
     const [ux, uy] = nodeXY(u, T);
@@ -434,10 +572,10 @@ function draw() {
   for (const e of sys.edges.values()) {
     const [ax, ay] = nodeXY(e.u, T), [bx, by] = nodeXY(e.v, T);
     const age = ui.t - e.t;
-    ctx.strokeStyle = age < FADE ? '#16a34a' : '#94a3b8';
-    ctx.lineWidth = age < FADE ? 1.5 + 3 * (1 - age / FADE) : 1.5;
+    ctx.strokeStyle = age < FADE ? '#16a34a' : lattice ? 'rgba(71,85,105,0.45)' : '#94a3b8';
+    ctx.lineWidth = age < FADE ? 1.5 + 3 * (1 - age / FADE) : lattice ? 1 : 1.5;
     ctx.beginPath(); ctx.moveTo(ax, ay); ctx.lineTo(bx, by); ctx.stroke();
-    if (showPorts) { portLabel(ax, ay, bx, by, e.pu); portLabel(bx, by, ax, ay, e.pv); }
+    if (showPorts && !lattice) { portLabel(ax, ay, bx, by, e.pu); portLabel(bx, by, ax, ay, e.pv); }
   }
   // recent cuts, fading
   for (let t = ui.t; t > Math.max(0, ui.t - FADE); t--) {
@@ -515,6 +653,7 @@ function draw() {
   }
   canvas.dataset.interaction = met.join(',');
 
+  if (lattice) { drawAmoebotMarks(T, sys, r, detail); return; }
   // nodes
   for (let u = 0; u < n; u++) {
     const nd = sys.nodes[u];
@@ -550,6 +689,135 @@ function draw() {
   }
 }
 
+// Amoebots on the lattice: each cell filled with the amoebot's state colour (an expanded amoebot:
+// head and paler tail joined by a bar), a dot for the Lock initiator state, the lock set of each
+// LOCKED amoebot outlined in the locker's colour, and a ring around each acting amoebot. Marks the
+// canvas with what it drew, for the tests.
+function drawAmoebots(T, sys) {
+  const ab = sys.ab, n = ui.trace.n, L = ui.lattice;
+  const unit = unitPx(T, L), R = cellRadius(unit), r = nodeRadius(T);
+  const cells = new Array(n);
+  const expanded = [];
+  let drawn = 0, cellCount = 0;
+  for (let u = 0; u < n; u++) {
+    const g = amoebotCells(ab, u, T, L);
+    cells[u] = g;
+    const colour = abColour(abState(ab, u));
+    const border = ab.asleep[u] ? '#94a3b8' : '#1e293b', bw = ab.asleep[u] ? 1 : Math.min(3, Math.max(1.2, unit * 0.04));
+    if (g.expanded) {
+      expanded.push(u);
+      hexPath(ctx, g.tail[0], g.tail[1], R);
+      ctx.fillStyle = colour; ctx.fill();
+      ctx.fillStyle = 'rgba(255,255,255,0.45)'; ctx.fill();  // the tail is paler than the head
+      ctx.lineWidth = bw; ctx.strokeStyle = border; ctx.stroke();
+      cellCount += 1;
+    }
+    hexPath(ctx, g.head[0], g.head[1], R);
+    ctx.fillStyle = colour; ctx.fill();
+    ctx.lineWidth = bw; ctx.strokeStyle = border; ctx.stroke();
+    cellCount += 1;
+    if (g.expanded) {  // the bar that joins head and tail, over both cells, from below the label to the tail's middle
+      const dx = g.tail[0] - g.head[0], dy = g.tail[1] - g.head[1];
+      ctx.save();
+      ctx.lineCap = 'round';
+      ctx.beginPath(); ctx.moveTo(g.head[0] + 0.3 * dx, g.head[1] + 0.3 * dy); ctx.lineTo(g.tail[0], g.tail[1]);
+      ctx.strokeStyle = border; ctx.lineWidth = unit * 0.2 + 2 * Math.max(1, bw); ctx.stroke();
+      ctx.strokeStyle = colour; ctx.lineWidth = unit * 0.2; ctx.stroke();
+      ctx.restore();
+    }
+    drawn += 1;
+    const nd = sys.nodes[u];
+    if (nd.state !== 'BOT') {  // the Lock protocol's initiator state, a dot low in the head cell
+      ctx.beginPath(); ctx.arc(g.head[0], g.head[1] + 0.5 * r, Math.max(2, 0.2 * r), 0, 2 * Math.PI);
+      ctx.fillStyle = STATE_COLOUR[nd.state] || '#000'; ctx.fill();
+      ctx.lineWidth = 1; ctx.strokeStyle = '#0f172a'; ctx.stroke();
+    }
+  }
+  // lock sets: every member's cells outlined in the locker's colour, the locker's twice
+  const sets = [];
+  for (let u = 0; u < n; u++) {
+    if (sys.nodes[u].state !== 'LOCKED') continue;
+    const members = sys.lockSet(u);
+    sets.push(`${u}:${members.join(' ')}`);
+    ctx.save();
+    ctx.strokeStyle = hue(u);
+    ctx.lineJoin = 'round';
+    for (const v of members) {
+      const g = cells[v];
+      for (const [x, y] of g.expanded ? [g.head, g.tail] : [g.head]) {
+        ctx.lineWidth = Math.min(7, Math.max(2.5, unit * 0.09));
+        hexPath(ctx, x, y, R * 1.02); ctx.stroke();
+        if (v === u) { ctx.lineWidth = Math.min(3, Math.max(1.5, unit * 0.04)); hexPath(ctx, x, y, R * 1.22); ctx.stroke(); }
+      }
+    }
+    ctx.restore();
+  }
+  // acting amoebots: a ring (around both cells of an expanded one) and the rule they planned
+  for (const [u, a] of ab.acting) {
+    const g = cells[u];
+    ctx.save();
+    const rr = R * 1.3;
+    for (const [w, c] of [[Math.min(8, Math.max(4, unit * 0.12)), 'white'], [Math.min(5, Math.max(2.5, unit * 0.07)), ACTING_COLOUR]]) {
+      ctx.lineWidth = w; ctx.strokeStyle = c;
+      ctx.beginPath();
+      if (g.expanded) {  // a capsule around head and tail
+        const dx = g.tail[0] - g.head[0], dy = g.tail[1] - g.head[1], ang = Math.atan2(dy, dx);
+        ctx.arc(g.head[0], g.head[1], rr, ang + Math.PI / 2, ang + (3 * Math.PI) / 2);
+        ctx.arc(g.tail[0], g.tail[1], rr, ang - Math.PI / 2, ang + Math.PI / 2);
+        ctx.closePath();
+      } else ctx.arc(g.head[0], g.head[1], rr, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+  Object.assign(canvas.dataset, {
+    amoebots: String(drawn), cells: String(cellCount), expanded: expanded.join(','), lockSets: sets.join(';'),
+    acting: [...ab.acting.keys()].sort((a, b) => a - b).join(','),
+  });
+}
+
+// Over the edges, messages and waits: the amoebots changed by this step's action (dashed), the
+// node whose protocol action this step is (dotted), the selected one, and the labels.
+function drawAmoebotMarks(T, sys, r, detail) {
+  const tr = ui.trace, ab = sys.ab, L = ui.lattice, n = tr.n;
+  const unit = unitPx(T, L), R = cellRadius(unit);
+  const e = tr.kind[ui.t] === KIND.amoebot_act ? tr.parsed(ui.t) : null;
+  const changed = e ? e.changed.map((rec) => rec[0]) : [];
+  canvas.dataset.changed = changed.join(',');
+  const ring = (u, rr, width, colour, dash) => {
+    const g = amoebotCells(ab, u, T, L);
+    ctx.save(); ctx.lineWidth = width; ctx.strokeStyle = colour; ctx.setLineDash(dash);
+    for (const [x, y] of g.expanded ? [g.head, g.tail] : [g.head]) { ctx.beginPath(); ctx.arc(x, y, rr, 0, 2 * Math.PI); ctx.stroke(); }
+    ctx.restore();
+  };
+  for (const u of changed) ring(u, R * 1.45, 3, INTERACT_COLOUR, [6, 3]);
+  for (let u = 0; u < n; u++) {
+    if (sys.nodes[u].t === ui.t && ui.t > 0) ring(u, R * 1.55, 1.5, '#0f172a', [2, 2]);
+    if (u === ui.selected) ring(u, R * 1.65, 2.5, '#2563eb', []);
+  }
+  if (!detail) return;
+  ctx.font = `600 ${Math.round(Math.min(16, r * 0.6))}px system-ui, sans-serif`;
+  ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  for (let u = 0; u < n; u++) {
+    const g = amoebotCells(ab, u, T, L);
+    const k = abState(ab, u);
+    ctx.fillStyle = Number.isInteger(k) && k >= 0 ? stateInk(k) : '#0f172a';
+    ctx.fillText(`a${u}`, g.head[0], g.head[1] - 0.05 * r);
+  }
+  // the rule each acting amoebot planned, above its ring
+  const h = Math.max(12, Math.min(18, Math.round(unit * 0.24)));
+  ctx.font = `600 ${h - 2}px system-ui, sans-serif`;
+  ctx.textBaseline = 'bottom';
+  for (const [u, a] of ab.acting) {
+    const g = amoebotCells(ab, u, T, L);
+    const x = (g.head[0] + g.tail[0]) / 2, y = Math.min(g.head[1], g.tail[1]) - R * 1.3 - 3;
+    const w = ctx.measureText(a.rule).width + 8;
+    ctx.fillStyle = ACTING_COLOUR;
+    ctx.beginPath(); ctx.roundRect(x - w / 2, y - h, w, h, 3); ctx.fill();
+    ctx.fillStyle = 'white'; ctx.fillText(a.rule, x, y - 0.5);
+  }
+}
+
 // An agent: filled with its protocol state's colour; its lock state in two thin rings outside,
 // the initiator state, then the participant phase, each left out while ⊥ (as most agents are
 // idle most of the time). White gaps keep the rings from reading as part of the fill.
@@ -578,6 +846,14 @@ function drawAgent(x, y, r, w, nd, k) {
 function nodeAt(px, py) {
   if (!ui.trace) return null;
   const T = transform();
+  if (ui.lattice) {  // the amoebot whose head or tail cell holds the point
+    const R = cellRadius(unitPx(T, ui.lattice));
+    for (let u = 0; u < ui.trace.n; u++) {
+      const { head, tail } = amoebotCells(ui.sys.ab, u, T, ui.lattice);
+      if (Math.hypot(head[0] - px, head[1] - py) < R || Math.hypot(tail[0] - px, tail[1] - py) < R) return u;
+    }
+    return null;
+  }
   let best = null, bd = Infinity;
   for (let u = 0; u < ui.trace.n; u++) {
     const [x, y] = nodeXY(u, T);
@@ -634,6 +910,7 @@ $('scrub').addEventListener('input', (e) => {
 });
 $('next-lock').onclick = () => jump([KIND.done_lock], 'Lock completion');
 $('next-interact').onclick = () => jump([KIND.interact], 'interaction');
+$('next-amoebot').onclick = () => jump([KIND.amoebot_act], 'amoebot action');
 $('next-viol').onclick = () => jump(ui.trace && ui.trace.end && ui.trace.end.stalled ? [KIND.violation, KIND.end] : [KIND.violation], 'violation or stall');
 for (const id of ['show-waits', 'show-msgs', 'show-ports']) $(id).addEventListener('change', draw);
 window.addEventListener('keydown', (e) => {
@@ -646,6 +923,7 @@ window.addEventListener('keydown', (e) => {
   else if (e.key === 'n') $('next-lock').click();
   else if (e.key === 'v') $('next-viol').click();
   else if (e.key === 'i' && !$('next-interact').hidden) $('next-interact').click();
+  else if (e.key === 'm' && !$('next-amoebot').hidden) $('next-amoebot').click();
 });
 window.addEventListener('resize', draw);
 
@@ -655,6 +933,13 @@ ui.goto = goto;
 ui.select = select;
 // where node u is drawn, in CSS pixels of the canvas (for tests)
 ui.nodeScreen = (u) => { const T = transform(); const [x, y] = nodeXY(u, T); return { x, y, r: nodeRadius(T) }; };
+// where amoebot u's head and tail cells are drawn (CSS pixels), and the cells' circumradius
+ui.amoebotScreen = (u) => {
+  if (!ui.lattice || !ui.sys || !ui.sys.ab) return null;
+  const T = transform();
+  const { head, tail, expanded } = amoebotCells(ui.sys.ab, u, T, ui.lattice);
+  return { head: { x: head[0], y: head[1] }, tail: { x: tail[0], y: tail[1] }, expanded, R: cellRadius(unitPx(T, ui.lattice)), r: nodeRadius(T) };
+};
 ui.loadText = loadText;
 const src = new URLSearchParams(location.search).get('trace');
 if (src) {

@@ -3,13 +3,20 @@
 // that any step is reached by restoring one checkpoint and replaying at most CHECKPOINT lines.
 // Strict about required fields, tolerant of extra fields and of event kinds it does not know.
 // Population-protocol traces (`agents` and `interact` lines) also get each agent's protocol state
-// and the count of each state, kept in the same checkpoints.
+// and the count of each state, kept in the same checkpoints; amoebot traces (`amoebots` and
+// `amoebot-*` lines) each amoebot's lattice position and public memory, who is acting and asleep.
 
 export const SCHEMA = 1;
 export const CHECKPOINT = 2048;
 
-export const KIND = { other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15 };
-const EV_CODE = { connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15 };
+export const KIND = {
+  other: 0, connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, done_lock: 8, done_unlock: 9, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15,
+  amoebots: 16, amoebot_plan: 17, amoebot_act: 18, amoebot_abort: 19, amoebot_sleep: 20,
+};
+const EV_CODE = {
+  connect: 1, cut: 2, move: 3, call: 4, send: 5, lost: 6, act: 7, violation: 10, end: 11, finding: 12, idle: 13, interact: 14, agents: 15,
+  amoebots: 16, 'amoebot-plan': 17, 'amoebot-act': 18, 'amoebot-abort': 19, 'amoebot-sleep': 20,
+};
 
 const REQUIRED = {
   connect: ['u', 'pu', 'v', 'pv'],
@@ -26,6 +33,11 @@ const REQUIRED = {
   idle: ['node'],
   agents: ['protocol', 'states', 'initial'],
   interact: ['initiator', 'responder', 'before', 'after'],
+  amoebots: ['algorithm', 'variables', 'states', 'amoebots'],
+  'amoebot-plan': ['node', 'rule'],
+  'amoebot-act': ['node', 'rule', 'moves', 'changed'],
+  'amoebot-abort': ['node', 'rule'],
+  'amoebot-sleep': ['node'],
 };
 const REGS = ['L', 'R', 'W', 'H', 'A', 'C', 'P'];
 export const MESSAGE_KINDS = ['prepare', 'ready', 'request-lock', 'win', 'set-lock', 'ack-lock', 'release-lock', 'ack-unlock'];
@@ -54,6 +66,7 @@ export class SystemState {
     this.locks = 0;                             // completed Lock calls so far
     this.detector = new Map();                  // node -> ports cut since it last acted (D)
     this.pp = null;                             // population protocols, from the agents line on: {agent, counts, index, interactions}
+    this.ab = null;                             // amoebots, from the amoebots line on (see amoebotState)
   }
   clone() {
     const c = new SystemState(0);
@@ -65,6 +78,7 @@ export class SystemState {
     c.locks = this.locks;
     c.detector = new Map(this.detector);
     c.pp = this.pp && { agent: this.pp.agent.slice(), counts: this.pp.counts.slice(), index: this.pp.index, interactions: this.pp.interactions };
+    c.ab = this.ab && cloneAmoebots(this.ab);
     c.initialPos = this.initialPos;
     return c;
   }
@@ -109,6 +123,32 @@ export class SystemState {
         // indexTrace() refuses an interaction before the agents line or with an unknown state
         if (this.pp) { setAgent(this.pp, e.node, e.after[0]); setAgent(this.pp, e.responder, e.after[1]); this.pp.interactions += 1; }
         break;
+      case KIND.call:
+        // an amoebot that slept calls Lock again once an action next to it woke it
+        if (this.ab && e.op === 0) this.ab.asleep[e.node] = 0;
+        break;
+      case KIND.amoebots:
+        this.ab = amoebotState(e.full, this.nodeT.length);
+        break;
+      // indexTrace() refuses the amoebot lines below before the amoebots line
+      case KIND.amoebot_plan:
+        if (this.ab) { this.ab.acting.set(e.node, { rule: e.rule, t }); this.ab.plans += 1; }
+        break;
+      case KIND.amoebot_act:
+        if (this.ab) {
+          const ab = this.ab;
+          for (const rec of e.full.changed) setAmoebot(ab, rec);
+          ab.acting.delete(e.node);
+          ab.actions += 1;
+          ab.moves += Number(e.full.moves) || 0;
+        }
+        break;
+      case KIND.amoebot_abort:
+        if (this.ab) { this.ab.acting.delete(e.node); this.ab.aborts += 1; }
+        break;
+      case KIND.amoebot_sleep:
+        if (this.ab) { this.ab.asleep[e.node] = 1; this.ab.sleeps += 1; }
+        break;
       default:
         break;
     }
@@ -130,6 +170,39 @@ function setAgent(pp, u, name) {
   pp.counts[k] += 1;
 }
 
+/// Amoebots at one step, from an amoebots line (docs/trace-format.md, lmx amoebot run --trace):
+/// per amoebot its head and tail (axial lattice coordinates), compass and public memory (its
+/// `variables`; the first is the algorithm state), whether it is asleep (it slept at its last Lock
+/// and has not called Lock since), the acting amoebots (between amoebot-plan and amoebot-act or
+/// amoebot-abort) with their rule, and the counters so far.
+export function amoebotState(full, n) {
+  const V = full.amoebots.reduce((m, r) => Math.max(m, r[6].length), Math.max(1, full.variables.length));
+  const ab = {
+    V, pos: new Int32Array(4 * n), compass: new Uint8Array(n), vars: new Float64Array(V * n).fill(NaN),
+    asleep: new Uint8Array(n), acting: new Map(), plans: 0, actions: 0, moves: 0, aborts: 0, sleeps: 0,
+  };
+  for (const rec of full.amoebots) setAmoebot(ab, rec);
+  return ab;
+}
+function cloneAmoebots(ab) {
+  return { ...ab, pos: ab.pos.slice(), compass: ab.compass.slice(), vars: ab.vars.slice(), asleep: ab.asleep.slice(), acting: new Map(ab.acting) };
+}
+// One record [id, head_x, head_y, tail_x, tail_y, compass, [v0, v1, ...]].
+function setAmoebot(ab, rec) {
+  const u = rec[0];
+  ab.pos[4 * u] = rec[1]; ab.pos[4 * u + 1] = rec[2]; ab.pos[4 * u + 2] = rec[3]; ab.pos[4 * u + 3] = rec[4];
+  ab.compass[u] = rec[5];
+  for (let k = 0; k < ab.V; k++) { const v = rec[6][k]; ab.vars[ab.V * u + k] = typeof v === 'number' ? v : NaN; }
+}
+// Why an amoebot record cannot be read, or null (n: the number of nodes).
+function badRecord(rec, n) {
+  if (!Array.isArray(rec) || rec.length < 7) return 'is not [id, head_x, head_y, tail_x, tail_y, compass, [variables]]';
+  if (!Number.isInteger(rec[0]) || rec[0] < 0 || (n !== undefined && rec[0] >= n)) return `names an amoebot outside 0..${n === undefined ? 'n' : n - 1}`;
+  for (let k = 1; k <= 5; k++) if (!Number.isInteger(rec[k])) return 'has a coordinate or compass that is not an integer';
+  if (!Array.isArray(rec[6])) return 'has no list of variables';
+  return null;
+}
+
 /// What the page draws at one step: SystemState with the node registers and messages parsed.
 export class View {
   constructor(sys, trace) {
@@ -143,6 +216,8 @@ export class View {
     this.detector = sys.detector;
     // before the agents line (it follows the initial topology) the agents are in their initial states
     this.pp = sys.pp || (trace.population ? trace.population.start : null);
+    // likewise the amoebots before the amoebots line
+    this.ab = sys.ab || (trace.amoebot ? trace.amoebot.start : null);
   }
   /// The node and port at the other end of u's port, or null.
   peer(u, port) { return port === 0 ? { node: u, port: 0 } : this.links.get(u * 256 + port) || null; }
@@ -315,6 +390,7 @@ class Scanned {
     this.ev = ev; this.code = code; this.t = t; this.round = round; this.node = -1;
     this.id = -1; this.to = null; this.msg = null; this.u = 0; this.pu = 0; this.v = 0; this.pv = 0;
     this.x = 0; this.y = 0; this.full = null; this.responder = -1; this.before = null; this.after = null;
+    this.op = -1; this.rule = null;
   }
 }
 
@@ -334,8 +410,16 @@ export function scan(b, s, end, line) {
     case 'move':
       e.node = intField(b, 'node', line, ev); e.x = numField(b, 'x', line, ev); e.y = numField(b, 'y', line, ev);
       break;
-    case 'call': case 'idle':
+    case 'call':
       e.node = intField(b, 'node', line, ev);
+      e.op = enumField(b, 'op', OP_BYTES);
+      break;
+    case 'idle': case 'amoebot-sleep':
+      e.node = intField(b, 'node', line, ev);
+      break;
+    case 'amoebot-plan': case 'amoebot-abort':
+      e.node = intField(b, 'node', line, ev);
+      e.rule = strField(b, 'rule');
       break;
     case 'send':
       e.id = intField(b, 'id', line, ev); e.node = intField(b, 'from', line, ev);
@@ -360,12 +444,13 @@ export function scan(b, s, end, line) {
       e.before = jsonField(b, 'before', line, ev); e.after = jsonField(b, 'after', line, ev);
       if (!isPair(e.before) || !isPair(e.after)) throw new TraceError(line, '"interact" event: "before" and "after" must each be two state names');
       break;
-    case 'violation': case 'end': case 'agents': {
+    case 'violation': case 'end': case 'agents': case 'amoebots': case 'amoebot-act': {
       // rare: parse fully
       let full;
       try { full = JSON.parse(decoder.decode(b.subarray(s, end))); } catch (err) { throw new TraceError(line, `malformed JSON (${err.message})`); }
       checkFields(full, line);
       if (ev === 'violation') e.node = Array.isArray(full.nodes) && Number.isInteger(full.nodes[0]) ? full.nodes[0] : -1;
+      if (ev === 'amoebot-act') e.node = full.node;
       e.full = full;
       break;
     }
@@ -392,6 +477,17 @@ function checkFields(e, line) {
     if (!Array.isArray(e.initial) || !e.initial.every((k) => Number.isInteger(k) && k >= 0 && k < e.states.length)) throw new TraceError(line, '"agents" event: "initial" is not a list of indices into "states"');
   }
   if (e.ev === 'interact' && (!isPair(e.before) || !isPair(e.after))) throw new TraceError(line, '"interact" event: "before" and "after" must each be two state names');
+  if (e.ev === 'amoebots') {
+    if (!Array.isArray(e.variables) || !e.variables.every((s) => typeof s === 'string')) throw new TraceError(line, '"amoebots" event: "variables" is not a list of names');
+    if (!Array.isArray(e.states) || !e.states.every((s) => typeof s === 'string')) throw new TraceError(line, '"amoebots" event: "states" is not a list of state names');
+    if (!Array.isArray(e.amoebots)) throw new TraceError(line, '"amoebots" event: "amoebots" is not a list');
+    for (const rec of e.amoebots) { const bad = badRecord(rec); if (bad) throw new TraceError(line, `"amoebots" event: the record ${JSON.stringify(rec)} ${bad}`); }
+  }
+  if (e.ev === 'amoebot-act') {
+    if (!Number.isInteger(e.node)) throw new TraceError(line, '"amoebot-act" event: field "node" is not an integer');
+    if (!Array.isArray(e.changed)) throw new TraceError(line, '"amoebot-act" event: "changed" is not a list');
+    for (const rec of e.changed) { const bad = badRecord(rec); if (bad) throw new TraceError(line, `"amoebot-act" event: the record ${JSON.stringify(rec)} ${bad}`); }
+  }
   if (e.ev === 'act') {
     if (typeof e.regs !== 'object' || e.regs === null) throw new TraceError(line, '"act" event: "regs" is not an object');
     for (const r of REGS) if (!Array.isArray(e.regs[r])) throw new TraceError(line, `"act" event: regs lacks "${r}"`);
@@ -447,6 +543,7 @@ export function indexTrace(input, { onProgress } = {}) {
   let end = null;
   let events = 0;
   let pop = null;  // the agents line: {protocol, states, t, start}
+  let amo = null;  // the amoebots line: {algorithm, variables, states, t, start, bbox}
   for (let i = 0; i < count; i++) {
     const line = i + 2;
     const a = off[i], z = off[i + 1];
@@ -472,6 +569,18 @@ export function indexTrace(input, { onProgress } = {}) {
     if (e.code === KIND.agents) {
       if (e.full.initial.length !== n) { error = new TraceError(line, `"agents" event: "initial" has ${e.full.initial.length} states for ${n} nodes`); break; }
       pop = { protocol: e.full.protocol, states: e.full.states, t, start: population(e.full) };
+    } else if (e.code === KIND.amoebots) {
+      const bad = amoebotsProblem(e.full, n);
+      if (bad) { error = new TraceError(line, bad); break; }
+      amo = { algorithm: e.full.algorithm, variables: e.full.variables, states: e.full.states, t, start: amoebotState(e.full, n), bbox: [Infinity, -Infinity, Infinity, -Infinity] };
+      for (const rec of e.full.amoebots) grow(amo.bbox, rec);
+    } else if (e.code >= KIND.amoebot_plan && e.code <= KIND.amoebot_sleep) {
+      if (!amo) { error = new TraceError(line, `"${e.ev}" event before the "amoebots" line`); break; }
+      if (e.code === KIND.amoebot_act) {
+        const bad = e.full.changed.map((rec) => badRecord(rec, n)).find(Boolean);
+        if (bad) { error = new TraceError(line, `"amoebot-act" event: a changed record ${bad}`); break; }
+        for (const rec of e.full.changed) grow(amo.bbox, rec);
+      }
     } else if (e.code === KIND.interact) {
       const bad = problem(pop, state.pp, e);
       if (bad) { error = new TraceError(line, bad); break; }
@@ -490,7 +599,30 @@ export function indexTrace(input, { onProgress } = {}) {
     if (onProgress && t % 65536 === 0) onProgress(t, count);
   }
   if (!error && !end) warnings.push('the trace has no "end" line: it was cut short, or is still being written');
-  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings, population: pop });
+  if (header.source === 'amoebot' && !amo && !error) warnings.push('an amoebot trace without an "amoebots" line: drawn as a graph');
+  return new Trace({ header, bytes, off, kind, round, node, events, checkpoints, end, error, warnings, population: pop, amoebot: amo });
+}
+
+// Why an amoebots line cannot be used, or null: one record per node, each id once.
+function amoebotsProblem(full, n) {
+  if (full.amoebots.length !== n) return `"amoebots" event: ${full.amoebots.length} amoebots for ${n} nodes`;
+  const seen = new Uint8Array(n);
+  for (const rec of full.amoebots) {
+    const bad = badRecord(rec, n);
+    if (bad) return `"amoebots" event: a record ${bad}`;
+    if (seen[rec[0]]++) return `"amoebots" event: amoebot ${rec[0]} is listed twice`;
+  }
+  return null;
+}
+/// Screen coordinates of lattice node (x, y): x + y/2, −y·√3/2 (axial coordinates, direction 1 up and to the right).
+export const latticeXY = (x, y) => [x + y / 2, (-y * Math.sqrt(3)) / 2];
+// Grows bbox [x0, x1, y0, y1] (screen coordinates) by a record's head and tail.
+function grow(bbox, rec) {
+  for (const [x, y] of [[rec[1], rec[2]], [rec[3], rec[4]]]) {
+    const [sx, sy] = latticeXY(x, y);
+    bbox[0] = Math.min(bbox[0], sx); bbox[1] = Math.max(bbox[1], sx);
+    bbox[2] = Math.min(bbox[2], sy); bbox[3] = Math.max(bbox[3], sy);
+  }
 }
 
 // Why an interact line cannot be applied, or null.
@@ -559,6 +691,7 @@ export class Trace {
     this.cache = { t: -1, state: null };
     this.end = null;
     if (this.population && this.population.t > this.events) this.population = null;
+    if (this.amoebot && this.amoebot.t > this.events) this.amoebot = null;
   }
   /// Next (dir = 1) or previous (dir = -1) event after t whose kind is in `codes`, or -1.
   find(t, codes, dir = 1) {
