@@ -3,15 +3,16 @@
 and concurrently on lmx locks.
 
     scripts/amoebot-study.py [--lmx PATH] [--seeds N] [--jobs J] [--sizes 50,200,...]
-                             [--algorithms hexagon,line] [--baseline-max N]
+                             [--algorithms hexagon,line:500] [--baseline-max N]
                              [--data FILE] [--doc FILE] [--img DIR] [--reuse]
 
 For every algorithm, n in --sizes, hole probability in {0, 0.2, 0.5} and seed 1..N, runs
 `lmx amoebot run --json` with `--execution sequential` and `--execution locks` (same seed, so the
 same initial configuration), and for n <= --baseline-max also `--execution locks
 --one-at-a-time` (one Lock cycle in the system at a time: what the run costs on the
-message-passing model without concurrency). Keeps every run's summary in --data (JSON, default
-build/amoebot-study.json), writes the Markdown tables into --doc between
+message-passing model without concurrency). Keeps every run's summary in --data (JSON Lines, default
+build/amoebot-study.jsonl, one line per run, appended as runs finish: a study stopped midway
+resumes where it stopped), writes the Markdown tables into --doc between
 "<!-- amoebot-tables: begin -->" and "<!-- amoebot-tables: end -->" and the plots into --img.
 --reuse reads --data instead of running. Needs python3-scipy and python3-matplotlib (Debian).
 
@@ -61,19 +62,34 @@ def collect(args):
     jobs = []
     for algorithm in args.algorithms:
         for n in args.sizes:
+            if n > args.largest.get(algorithm, n):
+                continue
             for hole in HOLES:
                 for seed in range(1, args.seeds + 1):
                     jobs.append((algorithm, n, hole, seed, "sequential"))
                     jobs.append((algorithm, n, hole, seed, "locks"))
                     if n <= args.baseline_max:
                         jobs.append((algorithm, n, hole, seed, "one-at-a-time"))
-    # Largest first, so that the pool's tail is short.
-    jobs.sort(key=lambda j: -j[1])
+    # Each finished run is appended to --data at once (JSON Lines), and runs already there are not
+    # run again: an interrupted study resumes where it stopped.
+    data = Path(args.data)
     done = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    if data.exists():
+        for line in data.read_text().splitlines():
+            if line.strip():
+                done.append(json.loads(line))
+    have = {(r["algorithm"], r["n"], r["hole"], r["seed"], r["execution"]) for r in done}
+    jobs = [j for j in jobs if j not in have]
+    # Smallest first: every size gets its seeds before the long runs.
+    jobs.sort(key=lambda j: (j[1], j[3]))
+    data.parent.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool, data.open("a") as out:
         futures = [pool.submit(run_lmx, args.lmx, *j) for j in jobs]
         for i, f in enumerate(futures):
-            done.append(f.result())
+            r = f.result()
+            done.append(r)
+            out.write(json.dumps(r) + "\n")
+            out.flush()
             if (i + 1) % 50 == 0:
                 print(f"amoebot-study: {i + 1}/{len(jobs)} runs", file=sys.stderr)
     return done
@@ -217,7 +233,7 @@ def main():
     ap.add_argument("--sizes", default="50,100,200,500,1000,2000,5000,10000")
     ap.add_argument("--algorithms", default="hexagon")
     ap.add_argument("--baseline-max", type=int, default=500)
-    ap.add_argument("--data", default=str(ROOT / "build/amoebot-study.json"))
+    ap.add_argument("--data", default=str(ROOT / "build/amoebot-study.jsonl"))
     ap.add_argument("--doc")
     ap.add_argument("--img", default=str(ROOT / "docs/img"))
     ap.add_argument("--reuse", action="store_true")
@@ -226,20 +242,29 @@ def main():
         args.sizes = [int(x) for x in args.sizes.split(",")]
     except ValueError:
         fail("--sizes: expected comma-separated integers")
-    args.algorithms = [a for a in args.algorithms.split(",") if a]
+    # "line:500": the algorithm up to n = 500 only (line formation makes about n^2 / 2 moves).
+    args.largest = {}
+    names = []
+    for item in (a for a in args.algorithms.split(",") if a):
+        name, _, largest = item.partition(":")
+        names.append(name)
+        if largest:
+            try:
+                args.largest[name] = int(largest)
+            except ValueError:
+                fail(f"--algorithms: {item}: expected NAME or NAME:LARGEST_N")
+    args.algorithms = names
     if args.seeds < 1:
         fail("--seeds: at least 1")
     if args.reuse:
         try:
-            runs = json.loads(Path(args.data).read_text())
+            runs = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
         except (OSError, ValueError) as e:
             fail(f"--data {args.data}: {e}")
     else:
         if not os.access(args.lmx, os.X_OK):
             fail(f"--lmx {args.lmx}: not an executable (build it first)")
         runs = collect(args)
-        Path(args.data).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.data).write_text(json.dumps(runs))
     text, summary = tables(runs, args)
     print(text)
     for p in plots(summary, args):

@@ -17,6 +17,7 @@ packages=(
   clang-format spin python3
   libcpp-httplib-dev chromium
   libsqlite3-dev sqlite3
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
 )
 # The fuzz targets (fuzz/): clang, libFuzzer and clang's sanitizer runtimes (libclang-rt is only
 # recommended by clang, and recommendations are not installed here). Not needed by the tests (they
