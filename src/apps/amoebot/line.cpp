@@ -12,43 +12,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "forest.hpp"
 #include "lmx/apps/amoebot.hpp"
 
 namespace lmx::apps::amoebot {
 
 namespace {
 
-constexpr unsigned line_bit(HexagonState s) { return 1u << static_cast<unsigned>(s); }
-constexpr unsigned line_surface = line_bit(seed) | line_bit(retired);  ///< "line neighbours"
-constexpr unsigned line_tree = line_bit(follower) | line_bit(root);
-constexpr unsigned line_idle = line_bit(idle);
-
-std::int8_t line_state_of(const View& v) { return v.get(line_state); }
-bool line_in(std::int8_t state, unsigned mask) { return state >= 0 && ((mask >> state) & 1u); }
-bool line_at(const View& v, Port p, unsigned mask) { return v.connected(p) && line_in(v.read(p, line_state), mask); }
-
-/// The first port (in label order) leading to a neighbour whose state is in `mask`, or no_port.
-Port line_first(const View& v, unsigned mask) {
-  for (Port p = 0; p < v.ports(); ++p)
-    if (line_at(v, p, mask)) return p;
-  return no_port;
-}
-
-/// NextDir(+1), as in hexagon formation: from the first head port leading to a line neighbour,
-/// step counterclockwise around the labels while they lead to line neighbours; the direction of
-/// the first one that does not (the next node of the walk along the line's surface). -1 without a
-/// line neighbour at the head.
-int line_next_dir(const View& v) {
-  std::array<Port, 6> head{};
-  const int count = v.head_ports(head);
-  Port label = no_port;
-  for (int i = 0; i < count && label == no_port; ++i)
-    if (line_at(v, head[i], line_surface)) label = head[i];
-  if (label == no_port) return -1;
-  const int n = v.ports();
-  for (int i = 0; i < n && line_at(v, label, line_surface); ++i) label = (label + 1) % n;
-  return v.port_dir(label);
-}
+using namespace forest;  // NOLINT: the shared spanning-forest helpers and rules α1, α2, α5, α6
 
 /// CanRetire: the port of a line neighbour whose line continues into this (contracted) amoebot:
 /// the seed's dir or its opposite, a retired amoebot's dir; no_port if none. The seed points both
@@ -56,7 +27,7 @@ int line_next_dir(const View& v) {
 /// into the line, never to a root, so it is not asked.
 Port line_receiving_port(const View& v) {
   for (Port p = 0; p < v.ports(); ++p) {
-    if (!line_at(v, p, line_surface)) continue;
+    if (!at(v, p, surface)) continue;
     const int dir = v.read(p, line_dir);
     if (dir < 0 || dir > 5) continue;
     if (v.neighbour_points_at(p, dir) != 0) return p;
@@ -65,52 +36,11 @@ Port line_receiving_port(const View& v) {
   return no_port;
 }
 
-/// A neighbour whose parent leads to this amoebot's tail.
-bool line_is_tail_child(const View& v, Port p) {
-  if (!v.connected(p)) return false;
-  const std::int8_t parent = v.read(p, line_parent);
-  return parent >= 0 && v.neighbour_points_at(p, parent) == 2;
-}
-
-bool line_has_tail_child(const View& v) {
-  for (Port p = 0; p < v.ports(); ++p)
-    if (line_is_tail_child(v, p)) return true;
-  return false;
-}
-
-/// The first of the tail's ports (counterclockwise from the head) leading to a contracted tail child.
-Port line_contracted_tail_child(const View& v) {
-  std::array<Port, 5> tail{};
-  const int count = v.tail_ports(tail);
-  for (int i = 0; i < count; ++i)
-    if (line_is_tail_child(v, tail[i]) && v.neighbour_contracted(tail[i])) return tail[i];
-  return no_port;
-}
-
-// α1: a contracted idle or follower amoebot next to the line becomes a root.
-bool line_a1_guard(const View& v) {
-  return v.contracted() && line_in(line_state_of(v), line_bit(idle) | line_bit(follower)) &&
-         line_first(v, line_surface) != no_port;
-}
-void line_a1_run(View& v) {
-  v.set(line_parent, -1);
-  v.set(line_state, root);
-  v.set(line_dir, static_cast<std::int8_t>(line_next_dir(v)));
-}
-
-// α2: an idle amoebot next to a follower or root joins the forest.
-bool line_a2_guard(const View& v) { return line_state_of(v) == idle && line_first(v, line_tree) != no_port; }
-void line_a2_run(View& v) {
-  v.set(line_parent, static_cast<std::int8_t>(v.port_dir(line_first(v, line_tree))));
-  v.set(line_state, follower);
-}
-
 // α3: a contracted root without idle neighbours on the node where the line continues retires; its
 // dir continues the line: straight on, away from the line neighbour that pointed at it (hexagon
 // formation's α3 turns around the hexagon here instead).
 bool line_a3_guard(const View& v) {
-  return v.contracted() && line_state_of(v) == root && line_first(v, line_idle) == no_port &&
-         line_receiving_port(v) != no_port;
+  return v.contracted() && state_of(v) == root && first(v, idle_mask) == no_port && line_receiving_port(v) != no_port;
 }
 void line_a3_run(View& v) {
   // Contracted: the port is the local direction to the line neighbour.
@@ -123,48 +53,15 @@ void line_a3_run(View& v) {
 // turn the node its dir points at into part of the line (the line's end need not be entered along
 // the walk, unlike hexagon formation's next ring node), and the root would wait for it forever.
 bool line_a4_guard(const View& v) {
-  if (!v.contracted() || line_state_of(v) != root) return false;
-  const int dir = line_next_dir(v);
+  if (!v.contracted() || state_of(v) != root) return false;
+  const int dir = next_dir(v, +1);
   return dir >= 0 && !v.connected(dir);
 }
 void line_a4_run(View& v) {
-  const int dir = line_next_dir(v);
+  const int dir = next_dir(v, +1);
   v.set(line_dir, static_cast<std::int8_t>(dir));
   v.expand(dir);
 }
-
-// α5: an expanded follower or root without idle neighbours pulls a contracted tail child.
-bool line_a5_guard(const View& v) {
-  return v.expanded() && line_in(line_state_of(v), line_tree) && line_first(v, line_idle) == no_port &&
-         line_contracted_tail_child(v) != no_port;
-}
-void line_a5_run(View& v) {
-  if (line_state_of(v) == root) v.set(line_dir, static_cast<std::int8_t>(line_next_dir(v)));
-  const Port child = line_contracted_tail_child(v);
-  // After the handover the child's head is this amoebot's tail node; its parent is then the
-  // direction from the tail to the head, in the child's frame.
-  v.write(child, line_parent, static_cast<std::int8_t>(v.to_neighbour_dir(child, (v.tail_dir() + 3) % 6)));
-  v.pull(child);
-}
-
-// α6: an expanded follower or root without idle neighbours or tail children contracts its tail.
-bool line_a6_guard(const View& v) {
-  return v.expanded() && line_in(line_state_of(v), line_tree) && line_first(v, line_idle) == no_port &&
-         !line_has_tail_child(v);
-}
-void line_a6_run(View& v) {
-  if (line_state_of(v) == root) v.set(line_dir, static_cast<std::int8_t>(line_next_dir(v)));
-  v.contract_to_head();
-}
-
-void line_init(Memory& m, std::uint32_t index) {
-  m = {};
-  m.v[line_state] = index == 0 ? seed : idle;
-  m.v[line_parent] = -1;
-  m.v[line_dir] = index == 0 ? 0 : -1;  // the seed's local direction 0 chooses the axis
-}
-
-bool line_final(const Memory& m) { return m.v[line_state] == seed || m.v[line_state] == retired; }
 
 std::string line_node_text(Node n) { return "(" + std::to_string(n.x) + ", " + std::to_string(n.y) + ")"; }
 
@@ -216,14 +113,14 @@ const Algorithm& line_formation() {
       "line",
       "line formation (the shape formation framework's line): a straight line grows both ways from the seed "
       "along its local direction 0's axis",
-      {{"alpha1", line_a1_guard, line_a1_run},
-       {"alpha2", line_a2_guard, line_a2_run},
+      {{"alpha1", forest::a1_guard, forest::a1_run},
+       {"alpha2", forest::a2_guard, forest::a2_run},
        {"alpha3", line_a3_guard, line_a3_run},
        {"alpha4", line_a4_guard, line_a4_run},
-       {"alpha5", line_a5_guard, line_a5_run},
-       {"alpha6", line_a6_guard, line_a6_run}},
-      line_init,
-      line_final,
+       {"alpha5", forest::a5_guard, forest::a5_run},
+       {"alpha6", forest::a6_guard, forest::a6_run}},
+      forest::init,
+      forest::final_state,
       true,
       line_check_final,
       {"state", "parent", "dir"},
