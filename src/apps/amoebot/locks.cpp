@@ -56,6 +56,18 @@ std::string who(AmoebotId a) { return "amoebot " + std::to_string(a); }
 
 /// Where an amoebot is in the framework's cycle (`queued`: awake, waiting for its turn in the
 /// one-at-a-time baseline).
+/// A count that changes over model time, with its maximum and its time average.
+struct Tally {
+  std::uint32_t count = 0;
+  double since = 0, area = 0;
+  void add(int delta, double now, std::uint32_t& max) {
+    area += double(count) * (now - since), since = now;
+    count = static_cast<std::uint32_t>(int(count) + delta);
+    max = std::max(max, count);
+  }
+  [[nodiscard]] double mean(double now) const { return now > 0 ? (area + double(count) * (now - since)) / now : 0.0; }
+};
+
 enum class Phase : std::uint8_t { idle, queued, locking, planned, resting, unlocking };
 
 class Framework final : public sim::LockListener {
@@ -184,9 +196,8 @@ class Framework final : public sim::LockListener {
     r.final_activations = final_cycles_;
     r.final_moves = final_moves_;
     r.final_rounds = static_cast<std::uint64_t>(std::ceil(final_round_));
-    acting(0), busy(0);
-    st_.mean_acting = acting_area_ / std::max(1e-9, e_->now());
-    st_.mean_locking = busy_area_ / std::max(1e-9, e_->now());
+    st_.mean_acting = acting_.mean(e_->now());
+    st_.mean_locking = busy_.mean(e_->now());
     sample(true);
     const Configuration end = s_.snapshot();
     if (!ended_by_failure_) {
@@ -250,7 +261,7 @@ class Framework final : public sim::LockListener {
     lock_now(u);
   }
   void dispatch() {
-    if (!cfg_.one_at_a_time || starting_ || busy_ != 0 || queue_.empty() || ended_) return;
+    if (!cfg_.one_at_a_time || starting_ || busy_.count != 0 || queue_.empty() || ended_) return;
     const std::uint32_t i = rng_.below(static_cast<std::uint32_t>(queue_.size()));
     const AmoebotId u = queue_[i];
     queue_[i] = queue_.back(), queue_.pop_back();
@@ -298,7 +309,7 @@ class Framework final : public sim::LockListener {
       if (const AmoebotId b = s_.occupant(s_.neighbour_index(node, d)); b != no_amoebot) wake(b);
   }
   void maybe_terminated() {
-    if (ended_ || awake_count_ != 0 || busy_ != 0) return;
+    if (ended_ || awake_count_ != 0 || busy_.count != 0) return;
     terminated_ = true;
     end();
   }
@@ -311,20 +322,8 @@ class Framework final : public sim::LockListener {
     ended_by_failure_ = true;
     end();
   }
-  void acting(int delta) {
-    const double now = e_->now();
-    acting_area_ += double(acting_) * (now - acting_since_);
-    acting_since_ = now;
-    acting_ = static_cast<std::uint32_t>(int(acting_) + delta);
-    st_.max_acting = std::max(st_.max_acting, acting_);
-  }
-  void busy(int delta) {
-    const double now = e_->now();
-    busy_area_ += double(busy_) * (now - busy_since_);
-    busy_since_ = now;
-    busy_ = static_cast<std::uint32_t>(int(busy_) + delta);
-    st_.max_locking = std::max(st_.max_locking, busy_);
-  }
+  void acting(int delta) { acting_.add(delta, e_->now(), st_.max_acting); }
+  void busy(int delta) { busy_.add(delta, e_->now(), st_.max_locking); }
   static Record record(const System& s, AmoebotId a) {
     const System::Body& b = s.body(a);
     return {s.node_of(b.head), s.node_of(b.tail), s.memory(a)};
@@ -513,7 +512,7 @@ class Framework final : public sim::LockListener {
   void sample(bool last = false) {
     const double now = e_->now();
     if (!last && now < next_sample_) return;
-    st_.history.push_back({now, rounds_, n_ - not_final_, awake_count_, acting_, s_.moves()});
+    st_.history.push_back({now, rounds_, n_ - not_final_, awake_count_, acting_.count, s_.moves()});
     next_sample_ = now + every_;
     if (st_.history.size() > 2000) {
       std::size_t kept = 0;
@@ -580,7 +579,7 @@ class Framework final : public sim::LockListener {
   std::vector<std::uint8_t> awake_;
   std::uint32_t awake_count_ = 0;
   std::vector<Phase> phase_;
-  std::uint32_t busy_ = 0;  ///< amoebots between a Lock call and the end of their Unlock
+  Tally busy_;  ///< amoebots between a Lock call and the end of their Unlock
   std::vector<Plan> plans_;
   std::vector<std::uint8_t> is_final_;
   std::uint32_t not_final_ = 0;
@@ -594,11 +593,9 @@ class Framework final : public sim::LockListener {
   std::uint32_t epoch_ = 0, owed_ = 0;
   std::uint64_t rounds_ = 0;
   double next_sample_ = 0, every_ = 1;
-  double busy_since_ = 0, busy_area_ = 0;
   std::vector<AmoebotId> queue_;  ///< one-at-a-time: the awake amoebots waiting for their turn
   bool starting_ = false;
-  std::uint32_t acting_ = 0;
-  double acting_since_ = 0, acting_area_ = 0;
+  Tally acting_;  ///< amoebots between their plan and their commit
 };
 
 /// The scenario: the user's adversary, and what the lattice decides.
