@@ -16,7 +16,7 @@ import os as _os
 from . import _lmx
 from ._lmx import Error
 
-__all__ = ["Error", "run", "scenario", "Simulation", "check", "pp", "amoebot", "trace"]
+__all__ = ["Error", "run", "scenario", "Simulation", "check", "pp", "amoebot", "sweep", "trace"]
 
 
 def _overrides(overrides, kwargs):
@@ -135,4 +135,4 @@ def check(variant="repaired", nodes=2, edges="0-1", delta=1, k=2, locks=1, max_c
     return r
 
 
-from . import amoebot, pp, trace  # noqa: E402  (they use the names above)
+from . import amoebot, pp, sweep, trace  # noqa: E402  (they use the names above)

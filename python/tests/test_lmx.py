@@ -176,3 +176,26 @@ def test_amoebots_both_executions():
         code, out = cli("amoebot", "run", "--n", "40", "--seed", "2", "--execution", "locks", "--set",
                         "engine=semi-sync", "--json")
         assert json.loads(out)["locks"]["messages"] == locks["locks"]["messages"]
+
+
+@pytest.mark.skipif(not LMX, reason="needs the lmx binary (LMX_BINARY) to make a sweep store")
+def test_a_sweep_store_as_a_dataframe(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    db = tmp_path / "smoke.sqlite"
+    code, _ = cli("sweep", os.path.join(root, "examples", "sweeps", "smoke.toml"), "--db", str(db))
+    assert code == 0
+    assert lmx.sweep.tables(db) == ["smoke"]
+    points = lmx.sweep.load(db)
+    assert len(points) == 2 * 2 * 2, "2 x 2 grid points x 2 seeds"
+    assert {"delta", "k", "seed", "locks_completed", "latency_p50", "trace_hash"} <= set(points.columns)
+    assert "summary" not in points.columns
+    full = lmx.sweep.load(db, "smoke", summaries=True)
+    assert full["summary"].iloc[0]["trace_hash"] == full["trace_hash"].iloc[0]
+    with pytest.raises(lmx.Error, match="no sweep named"):
+        lmx.sweep.load(db, "other")
+    with pytest.raises(lmx.Error, match="no such sweep store"):
+        lmx.sweep.load(tmp_path / "missing.sqlite")
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(lmx.Error, match="not a sweep store"):
+        lmx.sweep.load(junk)
