@@ -232,9 +232,13 @@ TEST(AmoebotLocks, AnUnguardedNeighbourIsCaughtByIsolationAndBySerializability) 
   am::LocksConfig cfg;
   cfg.n = 40, cfg.seed = 3;
   cfg.fault = am::LocksFault::unguarded_neighbour;
-  am::Result r = am::run_locks(am::hexagon_formation(), cfg);
+  am::LocksStats st;
+  am::Result r = am::run_locks(am::hexagon_formation(), cfg, &st);
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(mentions(r, "isolation")) << all_violations(r);
+  // The failure comes with the last events of the amoebots involved.
+  EXPECT_FALSE(st.excerpt.empty());
+  EXPECT_TRUE(am::to_json(r, st)["locks"].contains("excerpt"));
   // Without the isolation monitor the serializability check catches the same broken lock by
   // itself, on some seed: a neighbour changed under a planned action, or the replay differs.
   cfg.check_isolation = false;

@@ -74,6 +74,10 @@ std::string amoebot_summary(const lmx::apps::amoebot::Result& r, const lmx::apps
                 r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")", locks->serializability_checks,
                 r.wall_seconds > 0 ? double(locks->protocol_actions) / r.wall_seconds : 0.0, r.wall_seconds);
   for (std::size_t i = 0; i < r.violations.size() && i < 5; ++i) line += "  VIOLATION " + r.violations[i] + "\n";
+  if (locks != nullptr && !locks->excerpt.empty()) {
+    line += "  the last events of the amoebots involved:\n";
+    for (const std::string& e : locks->excerpt) line += "    " + e + "\n";
+  }
   return line;
 }
 

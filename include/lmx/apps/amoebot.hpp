@@ -444,6 +444,9 @@ struct LocksStats {
   };
   std::vector<Sample> history;
   nlohmann::json run_summary;  ///< the simulator's `lmx run --json` object for the run
+  /// The first failed check's trace excerpt: the last events of the amoebots it names, oldest
+  /// first (the simulator's compact event form; empty when every check passed).
+  std::vector<std::string> excerpt;
 };
 
 /// Runs the algorithm concurrently on lmx locks. Result::activations counts Lock cycles,

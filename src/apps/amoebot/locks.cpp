@@ -675,9 +675,11 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   const nlohmann::json summary = engine->finish();
   st.model_rounds = engine->now();
   fw.finish(r);
-  for (const sim::Violation& v : engine->violations())
+  for (const sim::Violation& v : engine->violations()) {
+    if (st.excerpt.empty()) st.excerpt = v.excerpt;
     if (v.property != "amoebot")
       r.violations.push_back(v.property + " at round " + std::to_string(v.round) + ": " + v.detail);
+  }
   if (!r.terminated && r.violations.empty())
     r.violations.push_back("termination: not every amoebot asleep after " + std::to_string(st.model_rounds) +
                            " model rounds (--max-rounds)");
@@ -740,6 +742,7 @@ nlohmann::json to_json(const Result& r, const LocksStats& s) {
                 {"mean_locking", s.mean_locking},
                 {"lock_latency_p50", s.lock_latency_p50},
                 {"lock_latency_p99", s.lock_latency_p99}};
+  if (!s.excerpt.empty()) j["locks"]["excerpt"] = s.excerpt;
   return j;
 }
 
