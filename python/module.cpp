@@ -73,9 +73,9 @@ auto released(F&& f) -> decltype(f()) {
 std::string scenario(const std::string& base_json, const std::string& toml_path,
                      const std::vector<std::string>& overrides) {
   return guarded([&] {
-    json j = !toml_path.empty()      ? lmx::sim::scenario_json_from_toml_file(toml_path)
-             : base_json.empty()     ? json::object()
-                                     : json::parse(base_json, nullptr, false);
+    json j = !toml_path.empty()  ? lmx::sim::scenario_json_from_toml_file(toml_path)
+             : base_json.empty() ? json::object()
+                                 : json::parse(base_json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) raise("scenario: expected a table of scenario keys");
     for (const auto& o : overrides) lmx::sim::apply_override(j, o);
     return lmx::sim::scenario_from_json(j).to_json().dump();
@@ -120,8 +120,7 @@ class Simulation final : public lmx::sim::LockListener {
  public:
   Simulation(const std::string& scenario_json, py::object on_locked, py::object on_unlocked)
       : on_locked_(std::move(on_locked)), on_unlocked_(std::move(on_unlocked)) {
-    const lmx::sim::Scenario s =
-        guarded([&] { return lmx::sim::scenario_from_json(json::parse(scenario_json)); });
+    const lmx::sim::Scenario s = guarded([&] { return lmx::sim::scenario_from_json(json::parse(scenario_json)); });
     lmx::sim::RunOptions o;
     o.listener = this;
     engine_ = guarded([&] { return lmx::sim::make_engine(s, o); });
