@@ -542,7 +542,8 @@ class EngineImpl final : public Engine {
       now_ = static_cast<std::uint32_t>(t);
       if (lines) trace_.hold();
       const bool acted = activate(u);
-      const std::uint64_t finished = !acted && !dormant_.empty() && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
+      const std::uint64_t finished =
+          !acted && !dormant_.empty() && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
       if (lines) {
         if (!acted) trace_.idle(u);
         trace_.release(finished);
