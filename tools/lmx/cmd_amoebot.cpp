@@ -87,7 +87,8 @@ const lmx::cli::Register amoebot_command{
        auto* top = app.add_subcommand("amoebot", "Amoebot algorithms in the canonical amoebot model (docs/amoebot.md)");
        top->require_subcommand(1);
        auto* run = top->add_subcommand("run", "Run an amoebot algorithm from a random connected configuration");
-       run->add_option("--algorithm", a.algorithm, "The algorithm: hexagon (hexagon formation) or line (line formation)");
+       run->add_option("--algorithm", a.algorithm,
+                       "The algorithm: hexagon (hexagon formation) or line (line formation)");
        run->add_option("--n", a.n, "Number of amoebots (default 200)");
        run->add_option("--hole-prob", a.hole_prob, "Probability of skipping a candidate node while growing (0.2)");
        run->add_option("--execution", a.execution,
