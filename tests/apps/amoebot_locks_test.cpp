@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "amoebot_test_support.hpp"
 #include "lmx/apps/amoebot.hpp"
 #include "lmx/sim/scenario.hpp"
 #include "lmx_test_support.hpp"
@@ -23,10 +24,8 @@ using am::Configuration;
 using am::Node;
 using am::View;
 
-Amoebot contracted_at(Node n, int compass = 0) { return {n, n, compass, {}}; }
-Amoebot expanded_at(Node head, int global_tail_dir, int compass = 0) {
-  return {head, am::step(head, global_tail_dir), compass, {}};
-}
+using amoebot_test_support::contracted_at;
+using amoebot_test_support::expanded_at;
 
 std::string all_violations(const am::Result& r) {
   std::string s;

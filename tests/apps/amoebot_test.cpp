@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "amoebot_test_support.hpp"
 #include "lmx_test_support.hpp"
 
 namespace {
@@ -18,10 +19,8 @@ using am::Node;
 using am::System;
 using am::View;
 
-Amoebot contracted_at(Node n, int compass = 0) { return {n, n, compass, {}}; }
-Amoebot expanded_at(Node head, int global_tail_dir, int compass = 0) {
-  return {head, am::step(head, global_tail_dir), compass, {}};
-}
+using amoebot_test_support::contracted_at;
+using amoebot_test_support::expanded_at;
 
 TEST(AmoebotLattice, DistanceAndDirections) {
   EXPECT_EQ(am::distance({0, 0}, {0, 0}), 0);
