@@ -18,6 +18,7 @@ packages=(
   libcpp-httplib-dev chromium
   libsqlite3-dev sqlite3
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
+  python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
 # The fuzz targets (fuzz/): clang, libFuzzer and clang's sanitizer runtimes (libclang-rt is only
 # recommended by clang, and recommendations are not installed here). Not needed by the tests (they
