@@ -355,6 +355,27 @@ TEST(AmoebotLocksCli, TheReportIsWritten) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+// Ctrl-C ends a run cleanly: exit 130, the summary so far marked interrupted, the trace kept.
+TEST(AmoebotLocksCli, CtrlCEndsARunCleanly) {
+  lmx::test::ScratchDir dir("lmx-amoebot-interrupt");
+  const std::string trace = dir.file("t.jsonl"), summary_file = dir.file("summary.json");
+  // SIGINT once the run is under way (its trace's temporary file exists, written after the
+  // handler is installed); the run is far longer than any machine takes to get there.
+  const auto r = lmx::test::run_command(
+      std::string("('") + LMX_BINARY + "' amoebot run --execution locks --n 5000 --json --trace " + trace + " > " +
+      summary_file + " 2>/dev/null & pid=$!; until ls " + trace +
+      ".tmp-* >/dev/null 2>&1; do kill -0 $pid 2>/dev/null || break; sleep 0.05; done; kill -INT $pid; wait $pid; "
+      "echo \"exit $?\")");
+  EXPECT_NE(r.out.find("exit 130"), std::string::npos) << r.out;
+  const auto summary = nlohmann::json::parse(lmx::test::read_file(summary_file));
+  EXPECT_EQ(summary["interrupted"], true);
+  EXPECT_EQ(summary["terminated"], false);
+  EXPECT_EQ(summary["violations"].size(), 0u) << "an interrupted run is not a failed one";
+  std::ifstream in(trace);
+  std::string header;
+  ASSERT_TRUE(std::getline(in, header)) << "the trace so far is kept";
+}
+
 TEST(AmoebotLocksCli, TheTraceIsWritten) {
   const std::string path = testing::TempDir() + "amoebot-locks-trace.jsonl";
   const auto r = run_lmx("amoebot run --execution locks --n 20 --trace " + path);

@@ -60,7 +60,10 @@ std::string amoebot_summary(const lmx::apps::amoebot::Result& r, const lmx::apps
           ? fmt::format(
                 "lmx amoebot: {} ({}), n {}, hole-prob {}, seed {}: {} after {} activations, {} rounds, {} moves; "
                 "final shape {}; {:.0f} activations/s, {:.3f} s\n",
-                r.algorithm, r.execution, r.n, r.hole_prob, r.seed, r.terminated ? "terminated" : "NOT terminated",
+                r.algorithm, r.execution, r.n, r.hole_prob, r.seed,
+                r.interrupted  ? "INTERRUPTED"
+                : r.terminated ? "terminated"
+                               : "NOT terminated",
                 r.activations, r.rounds, r.moves, r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")",
                 r.wall_seconds > 0 ? double(r.activations) / r.wall_seconds : 0.0, r.wall_seconds)
           : fmt::format(
@@ -68,7 +71,10 @@ std::string amoebot_summary(const lmx::apps::amoebot::Result& r, const lmx::apps
                 "actions, {} "
                 "moves, {} Locks ({} slept, {} incomplete, {} actions given up); at most {} amoebots acting at "
                 "once; final shape {}; serializable ({} actions replayed); {:.0f} protocol actions/s, {:.3f} s\n",
-                r.algorithm, r.execution, r.n, r.hole_prob, r.seed, r.terminated ? "terminated" : "NOT terminated",
+                r.algorithm, r.execution, r.n, r.hole_prob, r.seed,
+                r.interrupted  ? "INTERRUPTED"
+                : r.terminated ? "terminated"
+                               : "NOT terminated",
                 r.rounds, locks->model_rounds, r.actions, r.moves, locks->lock_cycles, locks->sleeps,
                 locks->incomplete_locks, locks->aborted, locks->max_acting,
                 r.shape_ok ? "ok" : "WRONG (" + r.shape_detail + ")", locks->serializability_checks,
@@ -149,6 +155,8 @@ const lmx::cli::Register amoebot_command{
          am::Result r;
          am::LocksStats stats;
          if (!locks) {
+           lmx::cli::InterruptGuard interrupt;
+           cfg.stop = &lmx::cli::InterruptGuard::requested();
            try {
              r = am::run_sequential(*alg, cfg);
            } catch (const am::ModelError& e) {
@@ -156,6 +164,7 @@ const lmx::cli::Register amoebot_command{
            }
            lmx::cli::print_stdout(a.json ? am::to_json(r).dump() + "\n" : amoebot_summary(r, nullptr));
            if (!r.ok()) exit_code = 1;
+           if (r.interrupted) exit_code = lmx::cli::interrupted_exit_code;
            return;
          }
          am::LocksConfig lc;
@@ -167,6 +176,10 @@ const lmx::cli::Register amoebot_command{
          } catch (const lmx::sim::ScenarioError& e) {
            throw Failure(e.what());
          }
+         // Ctrl-C is caught before the trace's temporary file exists: once it does, an interrupt
+         // ends the run cleanly, with the trace and the summary so far.
+         lmx::cli::InterruptGuard interrupt;
+         lc.stop = &lmx::cli::InterruptGuard::requested();
          std::optional<lmx::cli::OutputFile> trace_file;
          if (!a.trace.empty()) trace_file.emplace(a.trace), lc.trace = &trace_file->stream();
          try {
@@ -191,6 +204,7 @@ const lmx::cli::Register amoebot_command{
          }
          lmx::cli::print_stdout(a.json ? am::to_json(r, stats).dump() + "\n" : amoebot_summary(r, &stats));
          if (!r.ok()) exit_code = 1;
+         if (r.interrupted) exit_code = lmx::cli::interrupted_exit_code;
        });
      }}};
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -340,6 +341,9 @@ struct RunConfig {
   /// evaluates the guards, and an asleep amoebot with an enabled action is a violation ("wake"),
   /// which checks the wake-up rule; the counters are the same either way.
   bool skip_asleep = true;
+  /// Once true, the run ends as interrupted (Ctrl-C in `lmx amoebot run`); read every 2^16
+  /// activations.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Result {
@@ -359,6 +363,7 @@ struct Result {
   std::uint64_t final_rounds = 0;
   std::uint64_t final_moves = 0;
   bool terminated = false;              ///< every amoebot asleep (no enabled action anywhere)
+  bool interrupted = false;             ///< ended by RunConfig::stop / LocksConfig::stop
   bool final_states = false;            ///< every amoebot in a final state
   bool connected = false;               ///< at the end
   bool shape_ok = false;                ///< the algorithm's final shape
@@ -405,6 +410,8 @@ struct LocksConfig {
   /// limit).
   std::uint64_t max_rounds = 0;
   std::ostream* trace = nullptr;
+  /// Once true, the run ends as interrupted (checked before every round).
+  const std::atomic<bool>* stop = nullptr;
   /// Run the incremental checks (positions, connectivity) after every action.
   bool incremental_checks = true;
   /// The isolation monitor (each locked neighbour's lock points at the actor); off only in the

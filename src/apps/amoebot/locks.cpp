@@ -665,6 +665,7 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   opt.source = "amoebot";
   opt.trace = cfg.trace;
   opt.listener = &fw;
+  opt.stop = cfg.stop;
   // Most amoebots are asleep most of the time: their nodes' executions would be idle.
   opt.skip_dormant = true;
   auto engine = sim::make_engine(sc, opt);
@@ -680,7 +681,8 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
     if (v.property != "amoebot")
       r.violations.push_back(v.property + " at round " + std::to_string(v.round) + ": " + v.detail);
   }
-  if (!r.terminated && r.violations.empty())
+  r.interrupted = cfg.stop != nullptr && cfg.stop->load();
+  if (!r.terminated && !r.interrupted && r.violations.empty())
     r.violations.push_back("termination: not every amoebot asleep after " + std::to_string(st.model_rounds) +
                            " model rounds (--max-rounds)");
   if (engine->in_transit() != 0 && r.terminated)
@@ -688,9 +690,13 @@ Result run_locks(const Algorithm& alg, const Configuration& start, const LocksCo
   st.messages = summary.value("messages", std::uint64_t{0});
   st.run_summary = summary;
   st.protocol_actions = engine->actions();
+  // A run interrupted before any Lock completed has no latencies (null).
   if (const auto it = summary.find("latency_rounds"); it != summary.end() && it->is_object()) {
-    st.lock_latency_p50 = it->value("p50", 0.0);
-    st.lock_latency_p99 = it->value("p99", 0.0);
+    auto number = [&](const char* key) {
+      const auto v = it->find(key);
+      return v != it->end() && v->is_number() ? v->get<double>() : 0.0;
+    };
+    st.lock_latency_p50 = number("p50"), st.lock_latency_p99 = number("p99");
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -102,6 +102,10 @@ Result run_sequential(const Algorithm& alg, const Configuration& start, const Ru
   };
 
   while (wake.count() > 0 && activations < limit) {
+    if ((activations & 0xFFFF) == 0 && cfg.stop != nullptr && cfg.stop->load(std::memory_order_relaxed)) {
+      r.interrupted = true;
+      break;
+    }
     const AmoebotId a = rng.below(n);
     ++activations;
     const bool was_awake = wake.awake(a);
@@ -201,6 +205,7 @@ nlohmann::json to_json(const Result& r) {
       {"handovers", r.handovers},
       {"final_states_at", {{"activations", r.final_activations}, {"rounds", r.final_rounds}, {"moves", r.final_moves}}},
       {"terminated", r.terminated},
+      {"interrupted", r.interrupted},
       {"final_states", r.final_states},
       {"connected", r.connected},
       {"final_shape_ok", r.shape_ok},
