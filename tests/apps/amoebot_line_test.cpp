@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "amoebot_test_support.hpp"
 #include "lmx/apps/amoebot.hpp"
 #include "lmx_test_support.hpp"
 
@@ -152,14 +153,7 @@ TEST(AmoebotLine, CountersAreDeterministicPerSeed) {
   cfg.scope_check = false;
   cfg.incremental_checks = false;
   const am::Result c = am::run_sequential(line(), cfg);
-  for (const am::Result* r : {&b, &c}) {
-    EXPECT_EQ(a.activations, r->activations);
-    EXPECT_EQ(a.rounds, r->rounds);
-    EXPECT_EQ(a.moves, r->moves);
-    EXPECT_EQ(a.actions, r->actions);
-    EXPECT_EQ(a.handovers, r->handovers);
-    EXPECT_EQ(a.final_activations, r->final_activations);
-  }
+  for (const am::Result* r : {&b, &c}) amoebot_test_support::expect_same_counters(a, *r);
   cfg.seed = 5;
   const am::Result d = am::run_sequential(line(), cfg);
   EXPECT_NE(a.activations, d.activations);

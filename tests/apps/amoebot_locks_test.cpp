@@ -251,17 +251,13 @@ TEST(AmoebotLocks, AnUnguardedNeighbourIsCaughtByIsolationAndBySerializability) 
 }
 
 // Broken algorithms, to make the execution's checks fire under locks too.
-void broken_init(am::Memory& m, std::uint32_t) { m = {}; }
-bool broken_final(const am::Memory&) { return true; }
-std::string broken_shape(const Configuration&) { return {}; }
-bool when_expanded(const View& v) { return v.expanded(); }
-void contract_to_tail(View& v) { v.contract_to_tail(); }
-bool when_contracted(const View& v) { return v.contracted() && v.get(0) == 0; }
-void expand_into_neighbour(View& v) {
-  v.set(0, 1);
-  for (am::Port p = 0; p < 6; ++p)
-    if (v.connected(p)) v.expand(p);
-}
+using amoebot_test_support::broken_final;
+using amoebot_test_support::broken_init;
+using amoebot_test_support::broken_shape;
+using amoebot_test_support::contract_to_tail;
+using amoebot_test_support::expand_into_neighbour;
+using amoebot_test_support::when_contracted;
+using amoebot_test_support::when_expanded;
 bool never(const View&) { return false; }
 bool always(const View& v) { return v.get(0) == 0; }
 void nothing(View& v) { v.set(0, 1); }

@@ -305,13 +305,7 @@ TEST(AmoebotHexagon, DeterministicAndTheSameWithOrWithoutSkippingAsleepAmoebots)
   cfg.skip_asleep = false;
   cfg.scope_check = false;
   const am::Result c = am::run_sequential(hex, cfg);
-  for (const am::Result* r : {&b, &c}) {
-    EXPECT_EQ(a.activations, r->activations);
-    EXPECT_EQ(a.rounds, r->rounds);
-    EXPECT_EQ(a.moves, r->moves);
-    EXPECT_EQ(a.actions, r->actions);
-    EXPECT_EQ(a.handovers, r->handovers);
-  }
+  for (const am::Result* r : {&b, &c}) amoebot_test_support::expect_same_counters(a, *r);
   cfg.seed = 10;
   const am::Result d = am::run_sequential(hex, cfg);
   EXPECT_NE(a.activations, d.activations);
@@ -367,20 +361,16 @@ TEST(AmoebotChecks, WrongFinalShapes) {
 }
 
 // Broken algorithms, to make the execution's checks fire.
-void broken_init(am::Memory& m, std::uint32_t) { m = {}; }
-bool broken_final(const am::Memory&) { return true; }
-std::string broken_shape(const Configuration&) { return {}; }
-bool when_expanded(const View& v) { return v.expanded(); }
-void contract_to_tail(View& v) { v.contract_to_tail(); }
-bool when_contracted(const View& v) { return v.contracted() && v.get(0) == 0; }
+using amoebot_test_support::broken_final;
+using amoebot_test_support::broken_init;
+using amoebot_test_support::broken_shape;
+using amoebot_test_support::contract_to_tail;
+using amoebot_test_support::expand_into_neighbour;
+using amoebot_test_support::when_contracted;
+using amoebot_test_support::when_expanded;
 void read_empty_port(View& v) {
   for (am::Port p = 0; p < 6; ++p)
     if (!v.connected(p)) v.set(1, v.read(p, 0));
-}
-void expand_into_neighbour(View& v) {
-  v.set(0, 1);
-  for (am::Port p = 0; p < 6; ++p)
-    if (v.connected(p)) v.expand(p);
 }
 
 TEST(AmoebotChecks, TheExecutionCatchesDisconnectionScopeAndValidity) {

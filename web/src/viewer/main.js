@@ -317,6 +317,35 @@ function updatePanel() {
   }
 }
 
+// One row of a state legend (population protocols, amoebots): swatch, name, a bar of the share of
+// the n nodes in that state, and the count; data attributes for the tests.
+function legendRow({ name, count, n, colour, touched, unit, kind = '', swatch = '' }) {
+  const row = document.createElement('div');
+  row.className = 'pp-row' + (kind ? ` ${kind}` : '') + (count ? '' : ' empty') + (touched ? ' touched' : '');
+  row.dataset.state = name;
+  row.dataset.count = String(count);
+  row.dataset.colour = colour;
+  row.title = `${name}: ${count} of ${n} ${unit}`;
+  const span = (className) => {
+    const el = document.createElement('span');
+    el.className = className;
+    return el;
+  };
+  const sw = span('sw' + (swatch ? ` ${swatch}` : ''));
+  sw.style.background = colour;
+  const nm = span('name');
+  nm.textContent = name;
+  const bar = span('bar');
+  const fill = document.createElement('span');
+  fill.style.width = `${(100 * count) / n}%`;
+  fill.style.background = colour;
+  bar.append(fill);
+  const ct = span('count');
+  ct.textContent = String(count);
+  row.append(sw, nm, bar, ct);
+  return row;
+}
+
 // The protocol's states with their colour and how many agents hold each at the current step.
 function updatePopulation() {
   const tr = ui.trace, pp = ui.sys.pp, n = tr.n;
@@ -328,29 +357,7 @@ function updatePopulation() {
   box.dataset.total = String(pp.counts.reduce((a, b) => a + b, 0));
   box.dataset.interactions = String(pp.interactions);
   tr.population.states.forEach((name, k) => {
-    const row = document.createElement('div');
-    row.className = 'pp-row' + (pp.counts[k] ? '' : ' empty') + (touched.has(name) ? ' touched' : '');
-    row.dataset.state = name;
-    row.dataset.count = String(pp.counts[k]);
-    row.dataset.colour = stateColour(k);
-    row.title = `${name}: ${pp.counts[k]} of ${n} agents`;
-    const sw = document.createElement('span');
-    sw.className = 'sw';
-    sw.style.background = stateColour(k);
-    const nm = document.createElement('span');
-    nm.className = 'name';
-    nm.textContent = name;
-    const bar = document.createElement('span');
-    bar.className = 'bar';
-    const fill = document.createElement('span');
-    fill.style.width = `${(100 * pp.counts[k]) / n}%`;
-    fill.style.background = stateColour(k);
-    bar.append(fill);
-    const ct = document.createElement('span');
-    ct.className = 'count';
-    ct.textContent = String(pp.counts[k]);
-    row.append(sw, nm, bar, ct);
-    box.append(row);
+    box.append(legendRow({ name, count: pp.counts[k], n, colour: stateColour(k), touched: touched.has(name), unit: 'agents' }));
   });
   const sum = document.createElement('div');
   sum.className = 'total';
@@ -424,29 +431,7 @@ function updateAmoebots() {
   });
   for (const k of keys) {
     const c = counts.get(k) || 0, name = abStateName(k), colour = abColour(k);
-    const row = document.createElement('div');
-    row.className = 'pp-row ab-row' + (c ? '' : ' empty') + (touched.has(k) ? ' touched' : '');
-    row.dataset.state = name;
-    row.dataset.count = String(c);
-    row.dataset.colour = colour;
-    row.title = `${name}: ${c} of ${n} amoebots`;
-    const sw = document.createElement('span');
-    sw.className = 'sw hex';
-    sw.style.background = colour;
-    const nm = document.createElement('span');
-    nm.className = 'name';
-    nm.textContent = name;
-    const bar = document.createElement('span');
-    bar.className = 'bar';
-    const fill = document.createElement('span');
-    fill.style.width = `${(100 * c) / n}%`;
-    fill.style.background = colour;
-    bar.append(fill);
-    const ct = document.createElement('span');
-    ct.className = 'count';
-    ct.textContent = String(c);
-    row.append(sw, nm, bar, ct);
-    box.append(row);
+    box.append(legendRow({ name, count: c, n, colour, touched: touched.has(k), unit: 'amoebots', kind: 'ab-row', swatch: 'hex' }));
   }
   const plural = (k, w) => `${k.toLocaleString('en')} ${w}${k === 1 ? '' : 's'}`;
   const sum = document.createElement('div');
