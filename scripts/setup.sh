@@ -17,6 +17,7 @@ packages=(
   clang-format spin python3
   libcpp-httplib-dev chromium
   libsqlite3-dev sqlite3
+  libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
   python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,9 @@
 
 #include "command.hpp"
 #include "lmx/sweep/dispatch.hpp"
+#ifdef LMX_WITH_MPI
+#include "lmx/sweep/mpi.hpp"
+#endif
 #include "lmx/sweep/store.hpp"
 #include "lmx/sweep/sweep.hpp"
 #include "lmx/sweep/table.hpp"
@@ -181,7 +185,24 @@ class StoreSink final : public Sink {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-int run_sweep(const SweepArgs& a) {
+/// True when an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx) started this process: the
+/// variables Open MPI's mpirun, PMIx launchers (Open MPI 5, Slurm --mpi=pmix) and PMI-1/2 launchers
+/// (MPICH, Slurm) set in every rank.
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+/// How the points are spread: threads of this process, or (rank 0 of) an MPI job.
+struct Spread {
+#ifdef LMX_WITH_MPI
+  const lmx::sweep::mpi::Session* session = nullptr;  // set when the sweep runs on more than one rank
+#endif
+  bool dispatched = false;  // rank 0 reached the dispatcher (else it releases the other ranks)
+};
+
+int run_sweep(const SweepArgs& a, Spread& spread) {
   Sweep sweep;
   std::vector<Point> points;
   try {
@@ -257,9 +278,12 @@ int run_sweep(const SweepArgs& a) {
   std::stable_sort(todo.begin(), todo.end(),
                    [&](const Point* x, const Point* y) { return seed_rank[x->seed] < seed_rank[y->seed]; });
   const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::string workers = fmt::format("{} thread(s)", std::min<std::size_t>(jobs, todo.size()));
+#ifdef LMX_WITH_MPI
+  if (spread.session) workers = fmt::format("{} MPI ranks", spread.session->size());
+#endif
   const std::string plan = todo.empty() ? std::string("all stored, nothing to run")
-                                        : fmt::format("{} stored, {} to run on {} thread(s)", stored, todo.size(),
-                                                      std::min<std::size_t>(jobs, todo.size()));
+                                        : fmt::format("{} stored, {} to run on {}", stored, todo.size(), workers);
   fmt::print("lmx sweep: '{}', {} points ({} grid points x {} seeds): {}; store {}\n", sweep.name, points.size(),
              sweep.grid_size(), sweep.seeds.size(), plan, db.string());
   if (keys.size() > stored)
@@ -272,6 +296,11 @@ int run_sweep(const SweepArgs& a) {
 
   StoreSink sink(*store, sweep, points.size(), stored, todo.size(), a);
   ThreadPool pool(jobs);
+  Dispatcher* dispatcher = &pool;
+#ifdef LMX_WITH_MPI
+  std::optional<lmx::sweep::mpi::Coordinator> coordinator;
+  if (spread.session) dispatcher = &coordinator.emplace(*spread.session);
+#endif
   PointRunner runner = run_point;
   std::atomic<std::size_t> started{0};
   if (a.test_interrupt_in_point || a.test_kill_in_point)
@@ -286,7 +315,8 @@ int run_sweep(const SweepArgs& a) {
   stop_signal = 0;
   try {
     const SignalGuard guard;
-    pool.run(todo, runner, sink, stop_flag);
+    spread.dispatched = true;
+    dispatcher->run(todo, runner, sink, stop_flag);
   } catch (const SweepError& e) {
     sink.clear();
     throw Failure(fmt::format("{}: {} ({} of {} points stored)", sweep.source, e.what(), sink.stored(), points.size()));
@@ -296,10 +326,14 @@ int run_sweep(const SweepArgs& a) {
   }
   sink.clear();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (stop_signal) {
+  int signal = stop_signal;
+#ifdef LMX_WITH_MPI
+  if (!signal && coordinator && coordinator->stopped_by_a_rank()) signal = SIGINT;  // another rank was signalled
+#endif
+  if (signal) {
     fmt::print("lmx sweep: interrupted: {} of {} points stored ({} now); run the same command to continue\n",
                sink.stored(), points.size(), sink.done());
-    return 128 + stop_signal;
+    return 128 + signal;
   }
   std::size_t failing = 0, converged = 0;
   const Selection current = select(sweep, points, store->rows(), false);
@@ -311,6 +345,56 @@ int run_sweep(const SweepArgs& a) {
   fmt::print("lmx sweep: '{}': {} of {} points stored ({} run now in {}); {}{} with a violation or a stall\n",
              sweep.name, sink.stored(), points.size(), sink.done(), duration(seconds), reached, failing);
   return 0;
+}
+
+#ifdef LMX_WITH_MPI
+/// A rank other than 0 of an MPI sweep: runs the points rank 0 hands out. Reading the store and dry
+/// runs are rank 0's alone.
+int serve_sweep(const SweepArgs& a, const lmx::sweep::mpi::Session& session) {
+  const bool reading = !a.table_file.empty() || !a.report.empty() || a.by_point;
+  if (reading || a.dry_run) return 0;
+  std::vector<Point> points;
+  std::string load_error;
+  try {
+    points = expand(load_sweep(a.file));
+  } catch (const SweepError& e) {
+    load_error = e.what();
+  }
+  stop_flag.store(false);
+  stop_signal = 0;
+  const SignalGuard guard;
+  lmx::sweep::mpi::serve(session, points, run_point, stop_flag, load_error);
+  return 0;
+}
+#endif
+
+/// `lmx sweep` in this process, or as one rank of an MPI job.
+int sweep_command_main(const SweepArgs& a) {
+  Spread spread;
+  if (!started_by_mpi_launcher()) return run_sweep(a, spread);
+#ifdef LMX_WITH_MPI
+  const lmx::sweep::mpi::Session session;
+  if (session.size() == 1) return run_sweep(a, spread);  // one rank: the threads of this process
+  if (a.jobs && session.rank() != 0) return 2;           // rank 0 says why
+  if (a.jobs) throw Failure("--jobs: under MPI each rank runs one point at a time; start one rank per core instead");
+  if (session.rank() != 0) return serve_sweep(a, session);
+  spread.session = &session;
+  // Tables, reports and dry runs are rank 0's alone; in a run, every other rank waits for rank 0's
+  // word: release them whatever stops rank 0 before its dispatcher does.
+  const bool rank0_only = !a.table_file.empty() || !a.report.empty() || a.by_point || a.dry_run;
+  try {
+    const int code = run_sweep(a, spread);
+    if (!rank0_only && !spread.dispatched) lmx::sweep::mpi::dismiss_workers(session);
+    return code;
+  } catch (...) {
+    if (!rank0_only && !spread.dispatched) lmx::sweep::mpi::dismiss_workers(session);
+    throw;
+  }
+#else
+  throw Failure(
+      "this lmx was built without MPI (LMX_BUILD_MPI=OFF), so under mpirun every rank would run the whole sweep; "
+      "run it without mpirun, or build it with MPI");
+#endif
 }
 
 const lmx::cli::Register sweep_command{
@@ -338,7 +422,7 @@ const lmx::cli::Register sweep_command{
          if (table->count() && a.table_file.empty()) a.table_file = "-";  // --table alone: standard output
          if (a.by_point && a.table_file.empty()) throw Failure("--by-point goes with --table");
          if (a.all && a.table_file.empty() && a.report.empty()) throw Failure("--all goes with --table or --report");
-         exit_code = run_sweep(a);
+         exit_code = sweep_command_main(a);
        });
      }}};
 }  // namespace

@@ -1,8 +1,7 @@
 // Running the points of a sweep. A Dispatcher hands points to whatever runs them and brings each
 // finished point's summary back to one Sink, on the thread that called run(): the Sink owns the
-// store, so a dispatcher never touches it. ThreadPool runs points in-process on N threads; a
-// dispatcher over MPI (ranks pulling points, rank 0 calling the Sink) can replace it without
-// touching the grid or the store.
+// store, so a dispatcher never touches it. ThreadPool runs points in-process on N threads;
+// mpi::Coordinator (mpi.hpp) spreads them over MPI ranks, with the same grid and the same store.
 #pragma once
 
 #include <atomic>
