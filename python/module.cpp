@@ -8,11 +8,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lmx/apps/amoebot.hpp"
@@ -47,23 +51,56 @@ auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-/// Runs f with the GIL released; lmx's input errors are raised as lmx.Error once it is held again.
+/// Runs f(stop) on a worker thread with the GIL released, while the calling (main) thread looks
+/// for Python signals every 50 ms: on a pending one (Ctrl-C) it raises `stop`, waits for f to
+/// return early, and raises the signal handler's exception (KeyboardInterrupt). lmx's input errors
+/// are raised as lmx.Error once the GIL is held again.
 template <class F>
-auto released(F&& f) -> decltype(f()) {
+auto interruptible(F&& f) -> decltype(f(std::declval<const std::atomic<bool>&>())) {
+  using Out = decltype(f(std::declval<const std::atomic<bool>&>()));
+  std::atomic<bool> stop{false};
+  std::optional<Out> out;
   std::optional<std::string> error;
-  std::optional<decltype(f())> out;
-  {
-    py::gil_scoped_release release;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  std::thread worker([&] {
     try {
-      out.emplace(f());
+      out.emplace(f(stop));
     } catch (const lmx::sim::ScenarioError& e) {
       error = e.what();
     } catch (const lmx::apps::amoebot::ModelError& e) {
       error = e.what();
     } catch (const lmx::apps::pp::ProtocolError& e) {
       error = e.what();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    const std::lock_guard lock(mutex);
+    done = true;
+    changed.notify_all();
+  });
+  bool interrupted = false;
+  for (;;) {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock lock(mutex);
+      changed.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
+      if (done) break;
+    }
+    if (PyErr_CheckSignals() != 0) {  // the exception is set; raised once the worker has ended
+      interrupted = true;
+      stop = true;
+      break;
     }
   }
+  {
+    py::gil_scoped_release release;
+    worker.join();
+  }
+  if (interrupted) throw py::error_already_set();
+  if (failure) std::rethrow_exception(failure);
   if (error) raise(*error);
   return std::move(*out);
 }
@@ -137,9 +174,18 @@ class Simulation final : public lmx::sim::LockListener {
     rethrow();
     return more;
   }
+  /// Steps with the GIL released, 256 steps at a time (a callback takes it back); between two
+  /// batches a pending Ctrl-C is raised, so the simulation stays usable afterwards.
   bool run_until(double round) {
     bool more = true;
-    while (more && engine_->now() < round) more = step();
+    while (more && engine_->now() < round) {
+      {
+        py::gil_scoped_release release;
+        for (unsigned i = 0; i < 256 && more && engine_->now() < round && !failed_; ++i) more = engine_->step();
+      }
+      rethrow();
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
     return more;
   }
   std::string finish() {
@@ -151,7 +197,8 @@ class Simulation final : public lmx::sim::LockListener {
 
  private:
   void call(py::object& f, lmx::sim::NodeId u, std::uint64_t ports) {
-    if (error_) return;
+    if (failed_) return;
+    const py::gil_scoped_acquire acquire;  // run_until steps without the GIL
     try {
       if (ports == 0)
         f(u);
@@ -160,6 +207,7 @@ class Simulation final : public lmx::sim::LockListener {
     } catch (py::error_already_set& e) {
       // An exception in a callback ends the run and reaches the caller of step().
       error_.emplace(std::move(e));
+      failed_ = true;
       engine_->end_run();
     }
   }
@@ -167,12 +215,14 @@ class Simulation final : public lmx::sim::LockListener {
     if (error_) {
       py::error_already_set e = std::move(*error_);
       error_.reset();
+      failed_ = false;
       throw e;
     }
   }
   std::unique_ptr<lmx::sim::Engine> engine_;
   py::object on_locked_, on_unlocked_;
   std::optional<py::error_already_set> error_;
+  bool failed_ = false;  // error_ is set (read without the GIL)
 };
 
 std::string check(const std::string& variant, unsigned nodes, const std::string& edges, unsigned delta, unsigned k,
@@ -199,7 +249,11 @@ std::string check(const std::string& variant, unsigned nodes, const std::string&
   opt.liveness = !safety_only;
   opt.max_states = max_states;
   opt.max_seconds = max_seconds;
-  const ck::Result r = released([&] { return ck::check(inst, opt); });
+  const ck::Result r = interruptible([&](const std::atomic<bool>& stop) {
+    ck::Options o = opt;
+    o.stop = &stop;
+    return ck::check(inst, o);
+  });
   json j = {{"instance", ck::describe(inst)},
             {"verdict", ck::to_string(r.verdict)},
             {"states", r.states},
@@ -230,7 +284,11 @@ std::string amoebot_run(const std::string& algorithm, std::uint32_t n, double ho
   if (execution == "sequential") {
     am::RunConfig cfg;
     cfg.n = n, cfg.hole_prob = hole_prob, cfg.seed = seed;
-    const am::Result r = released([&] { return am::run_sequential(*alg, cfg); });
+    const am::Result r = interruptible([&](const std::atomic<bool>& stop) {
+      am::RunConfig c = cfg;
+      c.stop = &stop;
+      return am::run_sequential(*alg, c);
+    });
     return am::to_json(r).dump();
   }
   if (execution != "locks") raise("execution: sequential or locks, not '" + lmx::sim::printable(execution) + "'");
@@ -245,7 +303,11 @@ std::string amoebot_run(const std::string& algorithm, std::uint32_t n, double ho
     cfg.trace = &*trace;
   }
   am::LocksStats stats;
-  const am::Result r = released([&] { return am::run_locks(*alg, cfg, &stats); });
+  const am::Result r = interruptible([&](const std::atomic<bool>& stop) {
+    am::LocksConfig c = cfg;
+    c.stop = &stop;
+    return am::run_locks(*alg, c, &stats);
+  });
   if (trace && !trace->flush()) raise("trace: writing " + trace_path + " failed");
   return am::to_json(r, stats).dump();
 }
@@ -273,7 +335,11 @@ std::string pp_run(const std::string& protocol_name_or_path, const std::string& 
   }
   c.max_time = max_time;
   c.history_every = history_every;
-  const pp::Result r = released([&] { return pp::run(p, c); });
+  const pp::Result r = interruptible([&](const std::atomic<bool>& stop) {
+    pp::RunConfig rc = c;
+    rc.stop = &stop;
+    return pp::run(p, rc);
+  });
   json j = pp::to_json(p, r);
   json rows = json::array();
   for (const pp::HistoryRow& row : r.history) {

@@ -86,6 +86,31 @@ def test_ctrl_c_stops_a_run(tmp_path):
     assert time.monotonic() - started < 60
 
 
+# Calls that would each take well over ten seconds here (each was still running after 2 s on this
+# machine at a quarter of these sizes or less).
+LONG_CALLS = {
+    "check": lambda: lmx.check(nodes=4, edges="0-1,1-2,2-3,3-0", delta=2, k=3, locks="unbounded"),
+    "amoebot sequential": lambda: lmx.amoebot.run(n=1_000_000),
+    "amoebot locks": lambda: lmx.amoebot.run(n=10_000, execution="locks"),
+    "population protocol": lambda: lmx.pp.run("exact-majority", agents=10**8),
+    "population protocol on locks": lambda: lmx.pp.run("exact-majority", scheduler="lock-pair", agents=10**5),
+    "simulation": lambda: lmx.Simulation(nodes=3000, rounds=10**6).run(until=10**6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_CALLS))
+def test_ctrl_c_stops_every_long_call(name):
+    # A SIGINT half a second in ends the call with KeyboardInterrupt (the work runs on another
+    # thread, or in batches, and the caller looks for signals every 50 ms or 256 steps); the
+    # module works afterwards.
+    sender = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    sender.start()
+    with pytest.raises(KeyboardInterrupt):
+        LONG_CALLS[name]()
+    sender.join()
+    assert lmx.run(nodes=10, rounds=10)["rounds"] == 10
+
+
 def test_a_simulation_with_an_application_written_in_python():
     completed, released = [], []
 

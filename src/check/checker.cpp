@@ -48,6 +48,11 @@ void Exploration::check_state(const Global& g, std::uint32_t idx) {
 }
 
 bool Exploration::out_of_time() {
+  if (opt.stop != nullptr && opt.stop->load(std::memory_order_relaxed)) {
+    truncated = true;
+    res.limit = Limit::interrupted;
+    return true;
+  }
   if (opt.max_seconds <= 0 || wall_seconds() <= opt.max_seconds) return false;
   truncated = true;
   res.limit = Limit::seconds;

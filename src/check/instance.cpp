@@ -122,6 +122,7 @@ std::string_view to_string(Limit l) {
     case Limit::states: return "states";
     case Limit::seconds: return "seconds";
     case Limit::saved: return "saved";
+    case Limit::interrupted: return "interrupted";
   }
   return "?";
 }

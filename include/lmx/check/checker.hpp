@@ -3,6 +3,8 @@
 // (docs/checker.md explains the method and what it proves).
 #pragma once
 
+#include <atomic>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -56,8 +58,9 @@ enum class Phase : std::uint8_t {
 /// A run's verdict: every property holds, one does not, or a limit stopped the run first.
 enum class Verdict : std::uint8_t { pass, fail, incomplete };
 
-/// What stopped an incomplete run: Options::max_states, Options::max_seconds, or Options::save_dir.
-enum class Limit : std::uint8_t { none, states, seconds, saved };
+/// What stopped an incomplete run: Options::max_states, Options::max_seconds, Options::save_dir, or
+/// Options::stop.
+enum class Limit : std::uint8_t { none, states, seconds, saved, interrupted };
 
 /// The property a violation breaks. Ordered as their names sort ("P1" < ... < "P7" < "deadlock" <
 /// "internal"): Result::violations is sorted by it.
@@ -118,6 +121,9 @@ struct Options {
   /// Stop after this many wall-clock seconds (0: no limit). Like max_states, a run stopped by it
   /// reports "incomplete": it bounds a sweep's time, and decides nothing that depends on it.
   double max_seconds = 0;
+  /// Once true, the run stops as soon as it looks (where it looks at max_seconds) with the verdict
+  /// "incomplete" and Limit::interrupted (Ctrl-C from Python).
+  const std::atomic<bool>* stop = nullptr;
   /// At most this many counterexamples per (property, signature).
   unsigned per_kind = 1;
   /// Called at the start of each phase and every 2^16 states within one (optional).
