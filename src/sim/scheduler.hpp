@@ -13,6 +13,7 @@
 #include "lmx/sim/scenario.hpp"
 #include "network.hpp"
 #include "rng.hpp"
+#include "wakeup_queue.hpp"
 
 namespace lmx::sim {
 
@@ -24,7 +25,8 @@ class Scheduler {
         tpr_(ticks_per_round),
         skip_(scan_p(s)),
         trials_(scan_p(s)),
-        trials_by_word_(scan_p(s) >= 1.0 / 16) {}
+        trials_by_word_(scan_p(s) >= 1.0 / 16),
+        wakeups_(2 * ticks_per_round) {}
 
   /// The stream also picks the action of an activated node among its options.
   Rng& rng() { return rng_; }
@@ -58,29 +60,24 @@ class Scheduler {
 
   /// Asynchronous executions: every node's first execution starts within the first round.
   void start_async(NodeId n) {
-    for (NodeId u = 0; u < n; ++u) wakeups_.push({rng_.below(tpr_), u});
+    for (NodeId u = 0; u < n; ++u) wakeups_.push(rng_.below(tpr_), u);
   }
   /// The next execution starting before tick `end`, if any.
-  bool next_execution(std::uint64_t end, std::uint64_t& start, NodeId& u) {
-    if (wakeups_.empty() || wakeups_.top().first >= end) return false;
-    start = wakeups_.top().first, u = wakeups_.top().second;
-    wakeups_.pop();
-    return true;
-  }
+  bool next_execution(std::uint64_t end, std::uint64_t& start, NodeId& u) { return wakeups_.pop_before(end, start, u); }
   /// The execution of u that started at `start` lasts a time uniform in (0, 1] round; the next
   /// starts after a gap uniform in [0, 1) round. Returns the end of this execution.
   std::uint64_t finish_execution(std::uint64_t start, NodeId u) {
     const std::uint32_t duration = 1 + rng_.below(tpr_);
     const std::uint32_t gap = rng_.below(tpr_);
-    wakeups_.push({start + duration + gap, u});
+    wakeups_.push(start + duration + gap, u);
     return start + duration;
   }
   /// The same for an execution after which u goes dormant: no next execution is scheduled.
   std::uint64_t finish_dormant(std::uint64_t start) { return start + 1 + rng_.below(tpr_); }
   /// A dormant node resumes: its next execution starts after `after` plus a gap uniform in
   /// [0, 1) round.
-  void resume(std::uint64_t after, NodeId u) { wakeups_.push({after + rng_.below(tpr_), u}); }
-  [[nodiscard]] std::size_t bytes() const { return wakeups_.size() * 16; }
+  void resume(std::uint64_t after, NodeId u) { wakeups_.push(after + rng_.below(tpr_), u); }
+  [[nodiscard]] std::size_t bytes() const { return wakeups_.bytes(); }
 
  private:
   /// The probability that the semi-synchronous scan activates a node.
@@ -95,8 +92,9 @@ class Scheduler {
   /// Which of the two the scan uses: a word of trials costs about 7 draws per 64 nodes (one for
   /// p = 1/2), the skips one draw per activation, so words win above p of about 1/16.
   bool trials_by_word_;
-  std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>
-      wakeups_;
+  /// Pending asynchronous executions; a start lies at most 2 rounds after the execution that
+  /// schedules it (a duration and a gap, each below a round), the calendar's window.
+  WakeupQueue wakeups_;
 };
 
 /// The delivery adversary: which of the candidates an activated node receives.

@@ -1,0 +1,96 @@
+// The asynchronous engine's pending executions: (start tick, node) pairs taken smallest first, ties
+// by the smaller node, exactly the order of a binary heap of pairs (the engine's traces depend on
+// it). A calendar queue: every start lies less than two rounds after the execution being run, so a
+// ring of one bucket per tick over a window of that span holds them all; a bucket is sorted once,
+// when its tick comes. Pushing and taking cost O(1) plus the sort of a bucket of about n / 1024
+// nodes, against O(log n) cache-missing steps for the heap. A start outside the window (never, with
+// the engine's draws, but allowed) goes to a heap beside the ring, which `pop_before` consults too.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "lmx/sim/scenario.hpp"
+
+namespace lmx::sim {
+
+class WakeupQueue {
+ public:
+  /// `window`: ticks after the current one that a start may lie at without going to the heap.
+  explicit WakeupQueue(std::uint32_t window) : buckets_(std::bit_ceil(std::size_t{window} + 1)) {
+    mask_ = buckets_.size() - 1;
+  }
+
+  void push(std::uint64_t t, NodeId u) {
+    if (t - base_ > mask_) {  // outside [base_, base_ + size); also a t before base_ (unsigned wrap)
+      outside_.push({t, u});
+      return;
+    }
+    auto& b = buckets_[t & mask_];
+    ++held_;
+    if (t == base_ && sorted_) {  // the bucket being taken is kept in descending order
+      b.insert(std::upper_bound(b.begin(), b.end(), u, std::greater<>()), u);
+      return;
+    }
+    b.push_back(u);
+  }
+
+  /// Takes the smallest (t, u) with t < end, if there is one.
+  bool pop_before(std::uint64_t end, std::uint64_t& t, NodeId& u) {
+    for (;;) {
+      auto& b = buckets_[base_ & mask_];
+      if (!b.empty()) {
+        if (!sorted_) std::sort(b.begin(), b.end(), std::greater<>()), sorted_ = true;
+        if (!outside_.empty() && outside_.top() < std::pair<std::uint64_t, NodeId>{base_, b.back()})
+          return take_outside(end, t, u);
+        if (base_ >= end) return false;
+        t = base_, u = b.back();
+        b.pop_back(), --held_;
+        return true;
+      }
+      if (!outside_.empty() && outside_.top().first <= base_) return take_outside(end, t, u);
+      if (base_ >= end) return false;
+      if (held_ == 0) {  // only the heap holds starts: jump to the next of them, or to end
+        const std::uint64_t next = outside_.empty() ? end : std::min(end, outside_.top().first);
+        advance(next);
+        continue;
+      }
+      advance(base_ + 1);
+    }
+  }
+
+  [[nodiscard]] std::size_t size() const { return held_ + outside_.size(); }
+  [[nodiscard]] std::size_t bytes() const {
+    std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;
+    for (const auto& b : buckets_) total += b.capacity() * sizeof(NodeId);
+    return total;
+  }
+
+ private:
+  /// The ring's buckets below `to` are empty: move the window so that it starts at `to`. Starts
+  /// held in the heap whose ticks now fall inside the window stay there (pop_before looks at both).
+  void advance(std::uint64_t to) { base_ = to, sorted_ = false; }
+
+  bool take_outside(std::uint64_t end, std::uint64_t& t, NodeId& u) {
+    if (outside_.top().first >= end) return false;
+    t = outside_.top().first, u = outside_.top().second;
+    outside_.pop();
+    return true;
+  }
+
+  std::vector<std::vector<NodeId>> buckets_;
+  std::size_t mask_ = 0;
+  std::uint64_t base_ = 0;  ///< the tick of the bucket being taken; every bucket before it is empty
+  bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
+  std::size_t held_ = 0;    ///< starts in the ring
+  std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>
+      outside_;
+};
+
+}  // namespace lmx::sim

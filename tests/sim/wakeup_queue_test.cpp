@@ -1,0 +1,94 @@
+// The calendar queue of asynchronous executions takes (tick, node) pairs in exactly the order of a
+// binary heap of pairs, whatever is pushed: the engine's pattern (starts up to two rounds ahead),
+// starts beyond the window, starts before the current tick, and pushes into the tick being taken.
+#include "sim/wakeup_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <queue>
+#include <random>
+#include <vector>
+
+namespace wakeup_queue_test {
+
+using lmx::sim::NodeId;
+using lmx::sim::WakeupQueue;
+using Heap = std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>,
+                                 std::greater<>>;
+
+/// Runs `rounds` rounds of `ticks` ticks over both queues; each taken execution schedules its next
+/// start by `next(t, rng)`. Every pop must agree.
+template <class Next>
+void compare(NodeId n, std::uint32_t ticks, std::uint32_t window, int rounds, std::uint64_t seed, Next&& next) {
+  WakeupQueue calendar(window);
+  Heap heap;
+  std::mt19937_64 rng(seed);
+  for (NodeId u = 0; u < n; ++u) {
+    const std::uint64_t t = rng() % ticks;
+    calendar.push(t, u), heap.push({t, u});
+  }
+  std::uint64_t taken = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const std::uint64_t end = std::uint64_t(r + 1) * ticks;
+    for (;;) {
+      std::uint64_t t = 0;
+      NodeId u = 0;
+      const bool got = calendar.pop_before(end, t, u);
+      const bool expected = !heap.empty() && heap.top().first < end;
+      ASSERT_EQ(got, expected) << "round " << r;
+      if (!got) break;
+      ASSERT_EQ(t, heap.top().first) << "round " << r;
+      ASSERT_EQ(u, heap.top().second) << "round " << r;
+      heap.pop();
+      ++taken;
+      const std::uint64_t later = next(t, rng);
+      calendar.push(later, u), heap.push({later, u});
+    }
+    ASSERT_EQ(calendar.size(), heap.size());
+  }
+  EXPECT_GT(taken, std::uint64_t(n) * std::uint64_t(rounds) / 4);
+}
+
+TEST(WakeupQueue, TheEnginesPatternInHeapOrder) {
+  // A duration in 1..ticks and a gap in 0..ticks-1, as Scheduler::finish_execution draws them.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed)
+    compare(3000, 1024, 2048, 12, seed,
+            [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 1024 + rng() % 1024; });
+}
+
+TEST(WakeupQueue, ManyNodesPerTickAreTakenBySmallerNodeFirst) {
+  // 8 ticks per round: hundreds of nodes share every tick.
+  compare(5000, 8, 16, 40, 7, [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 8 + rng() % 8; });
+}
+
+TEST(WakeupQueue, StartsOutsideTheWindowAndIntoTheCurrentTick) {
+  // A small window (most starts land beyond it), some starts in the tick being taken, and a few
+  // far in the future: the heap beside the ring keeps the order.
+  compare(800, 64, 16, 30, 11, [](std::uint64_t t, std::mt19937_64& rng) {
+    const auto pick = rng() % 10;
+    if (pick == 0) return t;                       // the current tick
+    if (pick == 1) return t + 5000 + rng() % 100;  // far beyond the window
+    return t + 1 + rng() % 100;
+  });
+}
+
+TEST(WakeupQueue, AStartBeforeTheCurrentTickIsTakenFirst) {
+  WakeupQueue q(16);
+  q.push(10, 3);
+  std::uint64_t t = 0;
+  NodeId u = 0;
+  ASSERT_FALSE(q.pop_before(5, t, u));  // the window moved up to tick 5, nothing before it
+  q.push(2, 9);                         // behind the window: the heap takes it
+  q.push(7, 1);
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{2}, NodeId{9}));
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{7}, NodeId{1}));
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{3}));
+  EXPECT_FALSE(q.pop_before(100, t, u));
+  EXPECT_EQ(q.size(), 0u);
+}
+
+}  // namespace wakeup_queue_test
