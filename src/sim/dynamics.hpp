@@ -174,9 +174,12 @@ class Dynamics {
         const double dx = positions_[u].first - positions_[v].first, dy = positions_[u].second - positions_[v].second;
         if (dx * dx + dy * dy > r2) host.cut_edge(u, p);
       }
-    grid_.for_each_pair_within(positions_, r, [&host](NodeId u, NodeId v) {
-      if (!host.adjacent(u, v)) host.connect_random(u, v);
-    });
+    // A pair adjacent at the start of the scan stays so (connecting adds only the pair it
+    // connects), so the pairs to connect can be found first and connected after, in the same
+    // increasing (u, v) order as a scan that tested each pair as it came.
+    grid_.for_each_new_pair_within(
+        positions_, r, [&host](NodeId u, NodeId v) { return host.adjacent(u, v); },
+        [&host](NodeId u, NodeId v) { host.connect_random(u, v); });
   }
 
   const Scenario& sc_;

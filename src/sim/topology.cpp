@@ -136,7 +136,11 @@ void CellGrid::build(const std::vector<std::pair<double, double>>& pos, double r
   }
   for (std::size_t c = 0; c < count; ++c) start_[c + 1] += start_[c];
   // Filled in increasing node order, each cell's slice ends sorted; start_ is shifted back after.
-  for (NodeId u = 0; u < n; ++u) members_[start_[std::size_t{cell_y_[u]} * cells_ + cell_x_[u]]++] = u;
+  member_pos_.resize(n);
+  for (NodeId u = 0; u < n; ++u) {
+    const std::uint32_t at = start_[std::size_t{cell_y_[u]} * cells_ + cell_x_[u]]++;
+    members_[at] = u, member_pos_[at] = pos[u];
+  }
   for (std::size_t c = count; c > 0; --c) start_[c] = start_[c - 1];
   start_[0] = 0;
 }

@@ -35,6 +35,13 @@ TEST(CellGrid, EveryPairWithinTheRadiusInOrderAndReusable) {
     grid.for_each_pair_within(pos, r, [&](NodeId u, NodeId v) { seen.emplace_back(u, v); });
     EXPECT_EQ(seen, brute_force(pos, r)) << n << " " << r;
     EXPECT_EQ(pairs_within(pos, r), seen);
+    // The pairs within r but those excluded, in the same order.
+    std::vector<std::pair<NodeId, NodeId>> kept, expected;
+    auto excluded = [](NodeId u, NodeId v) { return (u + 3 * v) % 4 == 0; };
+    grid.for_each_new_pair_within(pos, r, excluded, [&](NodeId u, NodeId v) { kept.emplace_back(u, v); });
+    for (const auto& [u, v] : seen)
+      if (!excluded(u, v)) expected.emplace_back(u, v);
+    EXPECT_EQ(kept, expected) << n << " " << r;
   }
   std::vector<std::pair<double, double>> pos{{0.5, 0.5}, {0.5, 0.5}};
   EXPECT_TRUE(pairs_within(pos, 0).empty()) << "radius 0: no pairs";
