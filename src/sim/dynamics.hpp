@@ -5,7 +5,8 @@
 // The engine is the Host: it owns the network and does each topology change (with its trace lines
 // and monitor updates); Dynamics decides which changes happen, drawing from the topology stream.
 // Host provides: connect_random(u, v) -> bool, cut_edge(u, port), cut_pair(u, v), requesting(u) -> bool,
-// in_win(u) -> bool, neighbours(u) -> Ports, peer(u, port) -> NodeId, moved(u).
+// in_win(u) -> bool, neighbours(u) -> Ports, peer(u, port) -> NodeId, adjacent(u, v) -> bool,
+// prefetch_adjacency(u) (a hint: start loading what adjacent(u, .) reads), moved(u).
 #pragma once
 
 #include <cmath>
@@ -167,18 +168,26 @@ class Dynamics {
       host.moved(u);
     }
     const double r2 = r * r;
-    for (NodeId u = 0; u < n; ++u)
+    // The cuts go by node and port (their trace lines and lost messages in that order); the
+    // neighbours' positions are read at random, so those of the node `ahead` places on are
+    // loaded early.
+    constexpr NodeId ahead = 8;
+    for (NodeId u = 0; u < n; ++u) {
+      if (u + ahead < n)
+        for (core::Port p : host.neighbours(u + ahead)) __builtin_prefetch(&positions_[host.peer(u + ahead, p)]);
       for (core::Port p : host.neighbours(u)) {
         const NodeId v = host.peer(u, p);
         if (v < u) continue;
         const double dx = positions_[u].first - positions_[v].first, dy = positions_[u].second - positions_[v].second;
         if (dx * dx + dy * dy > r2) host.cut_edge(u, p);
       }
+    }
     // A pair adjacent at the start of the scan stays so (connecting adds only the pair it
     // connects), so the pairs to connect can be found first and connected after, in the same
     // increasing (u, v) order as a scan that tested each pair as it came.
     grid_.for_each_new_pair_within(
-        positions_, r, [&host](NodeId u, NodeId v) { return host.adjacent(u, v); },
+        positions_, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
+        [&host](NodeId u, NodeId v) { return host.adjacent(u, v); },
         [&host](NodeId u, NodeId v) { host.connect_random(u, v); });
   }
 

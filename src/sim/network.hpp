@@ -136,6 +136,10 @@ class Network {
       if (peer(u, p) == v) return true;
     return false;
   }
+  /// Starts loading what adjacent(u, .) reads.
+  void prefetch_adjacency(NodeId u) const {
+    __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
+  }
   [[nodiscard]] std::uint64_t edges() const { return edges_; }
 
   /// Establishes edge {u, v} on port pu of u and pv of v (both free).

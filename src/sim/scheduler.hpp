@@ -64,6 +64,9 @@ class Scheduler {
   }
   /// The next execution starting before tick `end`, if any.
   bool next_execution(std::uint64_t end, std::uint64_t& start, NodeId& u) { return wakeups_.pop_before(end, start, u); }
+  /// The node whose execution comes `ahead` places after the last one taken, if known (a hint for
+  /// prefetching; no_node otherwise).
+  [[nodiscard]] NodeId upcoming(unsigned ahead) const { return wakeups_.upcoming(ahead, no_node); }
   /// The execution of u that started at `start` lasts a time uniform in (0, 1] round; the next
   /// starts after a gap uniform in [0, 1) round. Returns the end of this execution.
   std::uint64_t finish_execution(std::uint64_t start, NodeId u) {

@@ -65,19 +65,29 @@ class CellGrid {
   /// its neighbours: right, and the three below), so it reads the cells' slices nearly in order
   /// where a scan by node jumped to a random cell for every node; only the pairs kept are sorted.
   /// The distance test is for_each_pair_within's: (a - b)^2 is the same float as (b - a)^2.
-  template <class Excluded, class F>
-  void for_each_new_pair_within(const std::vector<std::pair<double, double>>& pos, double r, Excluded&& excluded,
-                                F&& f) {
+  /// `excluded(u, v)` reads u's records at random: prefetch(u) is called `lag` pairs before it.
+  template <class Prefetch, class Excluded, class F>
+  void for_each_new_pair_within(const std::vector<std::pair<double, double>>& pos, double r, Prefetch&& prefetch,
+                                Excluded&& excluded, F&& f) {
     if (r <= 0) return;
     build(pos, r);
     const double r2 = r * r;
     pairs_.clear();
+    constexpr unsigned lag = 16;
+    std::pair<NodeId, NodeId> waiting[lag];
+    unsigned head = 0, held = 0;
     auto check = [&](std::uint32_t i, std::uint32_t j) {
       const double dx = member_pos_[i].first - member_pos_[j].first;
       const double dy = member_pos_[i].second - member_pos_[j].second;
       if (dx * dx + dy * dy > r2) return;
       const NodeId u = std::min(members_[i], members_[j]), v = std::max(members_[i], members_[j]);
-      if (!excluded(u, v)) pairs_.emplace_back(u, v);
+      prefetch(u);
+      if (held < lag) {
+        waiting[(head + held++) % lag] = {u, v};
+        return;
+      }
+      if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
+      waiting[head] = {u, v}, head = (head + 1) % lag;
     };
     for (std::uint32_t cy = 0; cy < cells_; ++cy)
       for (std::uint32_t cx = 0; cx < cells_; ++cx) {
@@ -98,6 +108,8 @@ class CellGrid {
           if (cx + 1 < cells_) with(below + 1);
         }
       }
+    for (; held > 0; --held, head = (head + 1) % lag)
+      if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
     std::sort(pairs_.begin(), pairs_.end());
     for (const auto& [u, v] : pairs_) f(u, v);
   }

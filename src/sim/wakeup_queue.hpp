@@ -65,6 +65,13 @@ class WakeupQueue {
     }
   }
 
+  /// A hint for prefetching: the node `ahead` places after the one last taken, if the tick being
+  /// taken holds that many more (else `none`).
+  [[nodiscard]] NodeId upcoming(unsigned ahead, NodeId none) const {
+    const auto& b = buckets_[base_ & mask_];
+    return sorted_ && b.size() >= ahead ? b[b.size() - ahead] : none;
+  }
+
   [[nodiscard]] std::size_t size() const { return held_ + outside_.size(); }
   [[nodiscard]] std::size_t bytes() const {
     std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;

@@ -38,7 +38,8 @@ TEST(CellGrid, EveryPairWithinTheRadiusInOrderAndReusable) {
     // The pairs within r but those excluded, in the same order.
     std::vector<std::pair<NodeId, NodeId>> kept, expected;
     auto excluded = [](NodeId u, NodeId v) { return (u + 3 * v) % 4 == 0; };
-    grid.for_each_new_pair_within(pos, r, excluded, [&](NodeId u, NodeId v) { kept.emplace_back(u, v); });
+    grid.for_each_new_pair_within(
+        pos, r, [](NodeId) {}, excluded, [&](NodeId u, NodeId v) { kept.emplace_back(u, v); });
     for (const auto& [u, v] : seen)
       if (!excluded(u, v)) expected.emplace_back(u, v);
     EXPECT_EQ(kept, expected) << n << " " << r;
