@@ -402,8 +402,8 @@ const lmx::cli::Register sweep_command{
        static SweepArgs a;
        auto* cmd = app.add_subcommand(
            "sweep",
-           "Run a grid of scenarios (or population-protocol runs) x seeds on all cores into SQLite; tabulate or "
-           "report the results");
+           "Run a grid of scenarios (or population-protocol runs) x seeds on all cores (or on MPI ranks: mpirun -n N "
+           "lmx sweep) into SQLite; tabulate or report the results");
        cmd->add_option("sweep", a.file, "Sweep file (TOML, docs/sweeps.md)")->required();
        cmd->add_option("--db", a.db, "Result store (SQLite; default: the sweep file with .sqlite)");
        cmd->add_option("-j,--jobs", a.jobs, "Points run at once (default: the number of cores)")
