@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -391,6 +392,9 @@ int sweep_command_main(const SweepArgs& a) {
     throw;
   }
 #else
+  // Every rank fails alike; the rank the launcher gave (when it says) lets only rank 0 say why.
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(name); rank != nullptr && std::string_view(rank) != "0") return 2;
   throw Failure(
       "this lmx was built without MPI (LMX_BUILD_MPI=OFF), so under mpirun every rank would run the whole sweep; "
       "run it without mpirun, or build it with MPI");
