@@ -18,6 +18,7 @@ packages=(
   libcpp-httplib-dev chromium
   libsqlite3-dev sqlite3
   libopenmpi-dev openmpi-bin
+  libsimgrid-dev
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
   python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
