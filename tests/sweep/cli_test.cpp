@@ -20,26 +20,12 @@ using namespace lmx::sweep;
 using lmx::sweep::testing::Scratch;
 using nlohmann::json;
 
-struct Result {
-  int exit_code = -1;  // the exit status, or 128 + the signal that ended the process
-  std::string out;     // stdout and stderr, interleaved
-};
+using lmx::sweep::testing::q;
+using lmx::sweep::testing::Result;
 
 Result lmx(const std::string& args) {
-  const std::string command = std::string("'") + LMX_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) r.out += buffer.data();
-  const int status = pclose(pipe);
-  // popen runs a shell; a process killed by a signal shows as the shell's 128 + signal
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
-  return r;
+  return lmx::sweep::testing::run_shell(std::string("'") + LMX_BINARY + "' " + args);
 }
-
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 std::size_t lines(const std::string& s) {
   std::size_t n = 0;
