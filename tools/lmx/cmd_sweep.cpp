@@ -203,6 +203,21 @@ struct Spread {
   bool dispatched = false;  // rank 0 reached the dispatcher (else it releases the other ranks)
 };
 
+/// The command reads the store (a table or a report) instead of running points.
+bool reads_store(const SweepArgs& a) { return !a.table_file.empty() || !a.report.empty() || a.by_point; }
+
+/// run_point, with the test-only faults when asked for: the N-th point this process starts raises
+/// SIGINT or SIGKILL first. `started` counts the points.
+PointRunner point_runner(const SweepArgs& a, std::atomic<std::size_t>& started) {
+  if (!a.test_interrupt_in_point && !a.test_kill_in_point) return run_point;
+  return [&a, &started](const Point& point, const std::atomic<bool>& stop) -> std::optional<json> {
+    const auto n = ++started;
+    if (n == a.test_interrupt_in_point || n == a.test_kill_in_point)
+      std::raise(n == a.test_kill_in_point ? SIGKILL : SIGINT);
+    return run_point(point, stop);
+  };
+}
+
 int run_sweep(const SweepArgs& a, Spread& spread) {
   Sweep sweep;
   std::vector<Point> points;
@@ -215,7 +230,7 @@ int run_sweep(const SweepArgs& a, Spread& spread) {
   const fs::path db = a.db.empty() ? fs::path(a.file).replace_extension(".sqlite") : fs::path(a.db);
   auto inputs = sweep.inputs();
   refuse_inputs(db, "the result store", inputs);
-  const bool reading = !a.table_file.empty() || !a.report.empty() || a.by_point;
+  const bool reading = reads_store(a);
 
   if (reading) {
     inputs.push_back(db);
@@ -302,15 +317,8 @@ int run_sweep(const SweepArgs& a, Spread& spread) {
   std::optional<lmx::sweep::mpi::Coordinator> coordinator;
   if (spread.session) dispatcher = &coordinator.emplace(*spread.session);
 #endif
-  PointRunner runner = run_point;
   std::atomic<std::size_t> started{0};
-  if (a.test_interrupt_in_point || a.test_kill_in_point)
-    runner = [&](const Point& point, const std::atomic<bool>& stop) -> std::optional<json> {
-      const auto n = ++started;
-      if (n != a.test_interrupt_in_point && n != a.test_kill_in_point) return run_point(point, stop);
-      std::raise(n == a.test_kill_in_point ? SIGKILL : SIGINT);
-      return run_point(point, stop);
-    };
+  const PointRunner runner = point_runner(a, started);
   const auto start = std::chrono::steady_clock::now();
   stop_flag.store(false);
   stop_signal = 0;
@@ -352,8 +360,7 @@ int run_sweep(const SweepArgs& a, Spread& spread) {
 /// A rank other than 0 of an MPI sweep: runs the points rank 0 hands out. Reading the store and dry
 /// runs are rank 0's alone.
 int serve_sweep(const SweepArgs& a, const lmx::sweep::mpi::Session& session) {
-  const bool reading = !a.table_file.empty() || !a.report.empty() || a.by_point;
-  if (reading || a.dry_run) return 0;
+  if (reads_store(a) || a.dry_run) return 0;
   std::vector<Point> points;
   std::string load_error;
   try {
@@ -364,7 +371,8 @@ int serve_sweep(const SweepArgs& a, const lmx::sweep::mpi::Session& session) {
   stop_flag.store(false);
   stop_signal = 0;
   const SignalGuard guard;
-  lmx::sweep::mpi::serve(session, points, run_point, stop_flag, load_error);
+  std::atomic<std::size_t> started{0};
+  lmx::sweep::mpi::serve(session, points, point_runner(a, started), stop_flag, load_error);
   return 0;
 }
 #endif
@@ -382,7 +390,7 @@ int sweep_command_main(const SweepArgs& a) {
   spread.session = &session;
   // Tables, reports and dry runs are rank 0's alone; in a run, every other rank waits for rank 0's
   // word: release them whatever stops rank 0 before its dispatcher does.
-  const bool rank0_only = !a.table_file.empty() || !a.report.empty() || a.by_point || a.dry_run;
+  const bool rank0_only = reads_store(a) || a.dry_run;
   try {
     const int code = run_sweep(a, spread);
     if (!rank0_only && !spread.dispatched) lmx::sweep::mpi::dismiss_workers(session);
