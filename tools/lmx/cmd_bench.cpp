@@ -167,12 +167,6 @@ lmx::sim::Scenario load(const Request& q, std::string& fixed_keys) {
   }
 }
 
-/// A memory size in the unit that shows it.
-std::string memory_size(std::uint64_t bytes) {
-  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", double(bytes) / double(1ull << 20));
-  return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30));
-}
-
 /// Locks completed so far (the engine counts them per node; summed between the timed parts).
 std::uint64_t locks_so_far(const lmx::sim::Engine& engine, std::uint32_t nodes) {
   std::uint64_t locks = 0;

@@ -58,12 +58,6 @@ std::string num(const json& v, int precision = 1) {
   return fmt::format("{:.{}f}", v.get<double>(), precision);
 }
 
-/// A memory size in the unit that shows it: "12.3 MiB", "1.5 GiB".
-std::string gib(std::uint64_t bytes) {
-  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", double(bytes) / double(1ull << 20));
-  return fmt::format("{:.1f} GiB", double(bytes) / double(1ull << 30));
-}
-
 /// The adversary as it acts: the asynchronous engine has no activation probability of its own.
 std::string adversary(const json& sc) {
   std::string activation =
@@ -137,7 +131,7 @@ std::string summary_text(const json& r) {
                      r["violation_counts"].dump()));
   line(fmt::format("  {} actions/s, {:.2f} s, {} bytes per node, peak memory {}; trace hash {}{}",
                    num(r["actions_per_second"], 0), r["wall_seconds"].get<double>(), num(r["bytes_per_node"], 0),
-                   gib(r["peak_rss_bytes"].get<std::uint64_t>()), r["trace_hash"].get<std::string>(),
+                   lmx::cli::memory_size(r["peak_rss_bytes"].get<std::uint64_t>()), r["trace_hash"].get<std::string>(),
                    r["stalled"].get<bool>() ? "; STALLED" : ""));
   return out;
 }
@@ -172,7 +166,7 @@ const lmx::cli::Register run_command{
                fmt::format("the scenario needs about {} of memory (estimated), more than this machine's {}; "
                            "fewer nodes or, for unit-disk and mobility graphs, a smaller radius would fit "
                            "(--no-memory-check runs it anyway)",
-                           gib(need), gib(have)));
+                           lmx::cli::memory_size(need), lmx::cli::memory_size(have)));
          // Ctrl-C is caught before the trace's temporary file exists: once it does, an interrupt
          // ends the run cleanly (the tests wait for that file before they send one).
          lmx::cli::InterruptGuard interrupt;

@@ -1,6 +1,7 @@
 // Checked, atomic outputs and Ctrl-C handling for the commands (output.hpp).
 #include "output.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,6 +95,11 @@ const std::atomic<bool>& InterruptGuard::requested() { return interrupt_requeste
 std::uint64_t machine_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && size > 0 ? std::uint64_t(pages) * std::uint64_t(size) : 0;
+}
+
+std::string memory_size(std::uint64_t bytes) {
+  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", double(bytes) / double(1ull << 20));
+  return fmt::format("{:.1f} GiB", double(bytes) / double(1ull << 30));
 }
 
 }  // namespace lmx::cli

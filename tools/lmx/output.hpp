@@ -62,4 +62,7 @@ inline constexpr int interrupted_exit_code = 130;
 /// The machine's physical memory in bytes (0 if unknown).
 std::uint64_t machine_memory_bytes();
 
+/// A memory size in the unit that shows it: "12.3 MiB", "1.5 GiB".
+std::string memory_size(std::uint64_t bytes);
+
 }  // namespace lmx::cli
