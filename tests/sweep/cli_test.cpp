@@ -280,12 +280,14 @@ TEST(SweepCli, SigintStoresOnlyCompletePointsAndTheRerunFinishes) {
   auto part = hashes(dir / "small.sqlite", file, &rows);
   EXPECT_EQ(rows, 3u);
   for (const auto& [key, hash] : part) EXPECT_EQ(reference.at(key), hash) << key;
-  // on two threads, the other worker's point is cancelled too or finishes whole
+  // on two threads, the other worker's point is cancelled too or finishes whole: points 1 and 2,
+  // and point 4 when the other worker took it between the take of point 3 and its SIGINT and its
+  // last step came before it looked at the stop flag (seen under load)
   r = lmx("sweep " + q(file) + " --jobs 2 --test-interrupt-in-point 3");
   EXPECT_EQ(r.exit_code, 130) << r.out;
   part = hashes(dir / "small.sqlite", file, &rows);
   EXPECT_GE(rows, 3u);
-  EXPECT_LE(rows, 3u + 2u);
+  EXPECT_LE(rows, 3u + 3u);
   for (const auto& [key, hash] : part) EXPECT_EQ(reference.at(key), hash) << key;
   const auto again = lmx("sweep " + q(file));
   ASSERT_EQ(again.exit_code, 0) << again.out;
