@@ -11,7 +11,8 @@
 namespace lmx::check::detail {
 
 /// Maximal end components of the sub-MDP restricted to `in`, returned as a component id per
-/// state (UINT32_MAX outside), and `allowed` per action.
+/// state (UINT32_MAX outside; the ids of the components found are 0, 1, ..., none unused), and
+/// `allowed` per action.
 ///
 /// Only components that changed are decomposed again: after an iteration every allowed action
 /// stays inside its strongly connected component, so a component in which no action and no state

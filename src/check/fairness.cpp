@@ -40,27 +40,27 @@ void decide(Exploration& x, const Graph& fg, std::size_t count, const StateAt& s
     // and where each component's members begin. One allocation instead of one per component,
     // 4 bytes per member and per component, counted before allocating: this runs while the
     // whole graph is in memory, and an array grown by doubling would take three times as much.
+    // The components are numbered 0, 1, ... (end_components), so the members are placed by
+    // counting, in state order within each component.
     std::size_t member_count = 0;
-    for (std::size_t s = 0; s < count; ++s) member_count += comp[s] != UINT32_MAX;
-    std::vector<std::uint32_t> member_state;
-    member_state.reserve(member_count);
+    std::uint32_t group_count = 0;
     for (std::size_t s = 0; s < count; ++s)
-      if (comp[s] != UINT32_MAX) member_state.push_back(static_cast<std::uint32_t>(s));
-    std::sort(member_state.begin(), member_state.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return comp[a] != comp[b] ? comp[a] < comp[b] : a < b; });
-    auto starts_group = [&](std::size_t i) { return i == 0 || comp[member_state[i]] != comp[member_state[i - 1]]; };
-    std::size_t group_count = 0;
-    for (std::size_t i = 0; i < member_count; ++i) group_count += starts_group(i);
-    std::vector<std::uint32_t> group_begin;  // group c: [group_begin[c], group_begin[c + 1]) in member_state
-    group_begin.reserve(group_count + 1);
-    for (std::size_t i = 0; i < member_count; ++i)
-      if (starts_group(i)) group_begin.push_back(static_cast<std::uint32_t>(i));
-    group_begin.push_back(static_cast<std::uint32_t>(member_count));
+      if (comp[s] != UINT32_MAX) ++member_count, group_count = std::max(group_count, comp[s] + 1);
+    std::vector<std::uint32_t> group_begin(group_count + 1, 0);  // group c: [group_begin[c], group_begin[c + 1])
+    for (std::size_t s = 0; s < count; ++s)
+      if (comp[s] != UINT32_MAX) ++group_begin[comp[s] + 1];
+    for (std::uint32_t c = 0; c < group_count; ++c) group_begin[c + 1] += group_begin[c];
+    std::vector<std::uint32_t> member_state(member_count);
+    for (std::size_t s = 0; s < count; ++s)  // group_begin[c] moves to the end of group c ...
+      if (comp[s] != UINT32_MAX) member_state[group_begin[comp[s]]++] = static_cast<std::uint32_t>(s);
+    for (std::uint32_t c = group_count; c > 0; --c) group_begin[c] = group_begin[c - 1];  // ... and back
+    group_begin[0] = 0;
     auto members = [&](std::uint32_t c) {
       return std::span<const std::uint32_t>(member_state.data() + group_begin[c], group_begin[c + 1] - group_begin[c]);
     };
     std::vector<std::array<std::uint32_t, 3>> fair_entries;  // (stored state, member, group)
     std::vector<std::uint32_t> words;                        // the members' task words, in the graph's action order
+    std::vector<std::uint32_t> cand;                         // a component's candidate tasks
     for (std::uint32_t c = 0; c + 1 < group_begin.size(); ++c) {
       const auto ms = members(c);
       words.clear();
@@ -75,27 +75,53 @@ void decide(Exploration& x, const Graph& fg, std::size_t count, const StateAt& s
         if (words.size() - before != fg.state_begin[s + 1] - fg.state_begin[s])
           throw std::logic_error("check: the actions of a state differ from those in the graph");
       }
-      // Candidate tasks: fair tasks enabled at the first member.
-      std::vector<std::uint32_t> cand;
-      for (std::uint64_t a = fg.state_begin[ms[0]]; a < fg.state_begin[ms[0] + 1]; ++a)
-        if (fg.flags[a] & flag_fair) cand.push_back(words[a - fg.state_begin[ms[0]]] & task_mask);
+      // Candidate tasks: fair tasks enabled at the first member. The component is fair unless
+      // one of them is enabled at every member and taken (an allowed action) at none.
+      cand.clear();
+      const std::uint64_t first_action = fg.state_begin[ms[0]];
+      for (std::uint64_t a = first_action; a < fg.state_begin[ms[0] + 1]; ++a)
+        if (fg.flags[a] & flag_fair) cand.push_back(words[a - first_action] & task_mask);
       bool fair = true;
-      for (std::uint32_t task : cand) {
-        bool everywhere = true, taken = false;
+      if (cand.size() <= 64) {
+        // One pass over the members' actions, a bit per candidate: where it is enabled at
+        // every member so far, and whether it was taken anywhere.
+        std::uint64_t everywhere = cand.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cand.size()) - 1;
+        std::uint64_t taken = 0;
         std::size_t w = 0;  // the first word of member s
         for (std::uint32_t s : ms) {
-          bool enabled = false;
-          for (std::uint64_t a = fg.state_begin[s]; a < fg.state_begin[s + 1]; ++a)
-            if ((words[w + (a - fg.state_begin[s])] & task_mask) == task) {
-              enabled = true;
-              if (allowed[a]) taken = true;
-            }
-          w += fg.state_begin[s + 1] - fg.state_begin[s];
-          if (!enabled) everywhere = false;
+          const std::uint64_t begin = fg.state_begin[s], end = fg.state_begin[s + 1];
+          std::uint64_t enabled = 0;
+          for (std::uint64_t a = begin; a < end; ++a) {
+            const std::uint32_t task = words[w + (a - begin)] & task_mask;
+            for (std::size_t i = 0; i < cand.size(); ++i)
+              if (cand[i] == task) {
+                enabled |= std::uint64_t{1} << i;
+                if (allowed[a]) taken |= std::uint64_t{1} << i;
+              }
+          }
+          everywhere &= enabled;
+          w += end - begin;
         }
-        if (everywhere && !taken) {
-          fair = false;
-          break;
+        fair = (everywhere & ~taken) == 0;
+      } else {
+        for (std::uint32_t task : cand) {
+          bool everywhere = true, taken = false;
+          std::size_t w = 0;  // the first word of member s
+          for (std::uint32_t s : ms) {
+            bool enabled = false;
+            const std::uint64_t begin = fg.state_begin[s], end = fg.state_begin[s + 1];
+            for (std::uint64_t a = begin; a < end; ++a)
+              if ((words[w + (a - begin)] & task_mask) == task) {
+                enabled = true;
+                if (allowed[a]) taken = true;
+              }
+            w += end - begin;
+            if (!enabled) everywhere = false;
+          }
+          if (everywhere && !taken) {
+            fair = false;
+            break;
+          }
         }
       }
       if (!fair) continue;
@@ -167,19 +193,29 @@ void rebuild_and_decide(Exploration& x, std::size_t pn, const StateAt& state_at,
     lg.open_state();
     // As in the exploration, the successors are packed and their index slots prefetched first,
     // so that their lookups' cache misses overlap; then they are taken in order.
-    batch.clear();
-    model.successors(c, [&](const Label& l, const Global& next, const Outcome& o) {
-      if (l.move != Move::cut && l.move != Move::connect) batch.push_back(Successor{l, o, next, 0, 0, false});
-    });
-    lifted.reserve(batch.size());
-    packed.resize(batch.size() * stride);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      model.pack(batch[b].next, packed.data() + b * stride);
+    std::size_t count = 0;  // built in place, as in the exploration; topology moves not kept
+    model.successors_in(
+        c,
+        [&]() -> Global& {
+          if (count == batch.size()) batch.emplace_back();
+          return batch[count].next;
+        },
+        [&](const Label& l, const Global&, const Outcome& o) {
+          if (l.move == Move::cut || l.move == Move::connect) return;
+          batch[count].label = l;
+          batch[count].outcome = o;
+          ++count;
+        });
+    lifted.reserve(count);
+    packed.resize(count * stride);
+    const std::uint8_t* here = lifted.at(s);
+    for (std::size_t b = 0; b < count; ++b) {
+      model.pack_successor(batch[b].next, c, here, packed.data() + b * stride);
       batch[b].hash = lifted.hash(packed.data() + b * stride);
       lifted.prefetch(batch[b].hash);
     }
-    for (const Successor& sc : batch) lifted.prefetch_match(sc.hash);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
+    for (std::size_t b = 0; b < count; ++b) lifted.prefetch_match(batch[b].hash);
+    for (std::size_t b = 0; b < count; ++b) {
       const Successor& sc = batch[b];
       const std::uint8_t* mine = packed.data() + b * stride;
       if (const std::uint32_t known = lifted.find(mine, sc.hash); known != UINT32_MAX) {

@@ -97,6 +97,7 @@ Model::Model(const Instance& inst, std::size_t memo_slots, bool collapse)
   if (memo_slots == 0 || (memo_slots & (memo_slots - 1)) != 0)
     throw std::invalid_argument("check: the node-record memo needs a power-of-two size");
   memo_.resize(memo_slots);
+  if (collapse_) unpacked_.resize(unpacked_slots);
   // Every bag there is, by rank (C(K + 12, 4) of them: 1 820 for K = 4, 135 751 for K = 32).
   bags_by_rank_.resize(binom_[codes_ + channel_capacity][channel_capacity]);
   for (std::uint32_t rank = 0; rank < bags_by_rank_.size(); ++rank) bag_unrank(rank, bags_by_rank_[rank]);
@@ -199,6 +200,37 @@ void Model::pack(const Global& g, std::uint8_t* out) const {
   w.finish();
 }
 
+void Model::pack_successor(const Global& g, const Global& parent, const std::uint8_t* parent_packed,
+                           std::uint8_t* out) const {
+  if (!collapse_) {
+    pack(g, out);
+    return;
+  }
+  BitReader rd{parent_packed, parent_packed + stride_};
+  rd.get(changes_bits_);
+  BitWriter w{out};
+  w.put(g.changes_left, changes_bits_);
+  for (unsigned u = 0; u < inst_.nodes; ++u) {
+    const std::uint32_t id = rd.get(id_bits_);
+    if (same_record(g.n[u], words_of(parent.n[u])))
+      w.put(id, id_bits_);  // the parent's record, so its number
+    else
+      put_node(g.n[u], canon_of(g.n[u]), identity_, u, w);
+  }
+  w.finish();
+}
+
+const NodeRec& Model::record(std::uint32_t id) const {
+  Unpacked& e = unpacked_[id & (unpacked_slots - 1)];
+  if (e.id != id) {
+    const std::uint8_t* rec = records_.at(id);
+    BitReader node{rec, rec + node_bytes_};
+    unpack_node(node, e.rec);
+    e.id = id;
+  }
+  return e.rec;
+}
+
 void Model::unpack(const std::uint8_t* in, Global& g) const {
   BitReader rd{in, in + stride_};
   g.changes_left = static_cast<std::uint8_t>(rd.get(changes_bits_));
@@ -207,9 +239,7 @@ void Model::unpack(const std::uint8_t* in, Global& g) const {
       unpack_node(rd, g.n[u]);
       continue;
     }
-    const std::uint8_t* rec = records_.at(rd.get(id_bits_));
-    BitReader node{rec, rec + node_bytes_};
-    unpack_node(node, g.n[u]);
+    g.n[u] = record(rd.get(id_bits_));
   }
   for (unsigned u = inst_.nodes; u < max_nodes; ++u) {
     g.n[u] = NodeRec{};

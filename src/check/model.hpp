@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -111,8 +112,22 @@ inline std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
     h = (h ^ w) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
   }
+  // The last n - i < 8 bytes as a little-endian word: without a memcpy of variable length (a
+  // library call), by loads that may overlap; the same word as std::memcpy(&w, p + i, n - i).
   std::uint64_t w = 0;
-  std::memcpy(&w, p + i, n - i);
+  const std::size_t r = n - i;
+  if constexpr (std::endian::native == std::endian::little) {
+    if (r >= 4) {
+      std::uint32_t lo, hi;
+      std::memcpy(&lo, p + i, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      w = lo | std::uint64_t{hi} << (8 * (r - 4));
+    } else if (r > 0) {
+      w = std::uint64_t{p[i]} | std::uint64_t{p[i + r / 2]} << (8 * (r / 2)) | std::uint64_t{p[n - 1]} << (8 * (r - 1));
+    }
+  } else {
+    std::memcpy(&w, p + i, r);
+  }
   return detail::murmur_finalize(h ^ w);
 }
 
@@ -191,6 +206,11 @@ class Model {
   /// two nodes, bags of valid messages sorted, nodes past the instance empty.
   [[nodiscard]] bool is_valid(const Global& g) const;
   void pack(const Global& g, std::uint8_t* out) const;
+  /// pack(g) for a successor g of `parent`, which packs to `parent_packed`: with collapse, a node
+  /// record the move left unchanged keeps the number read from the parent, without being hashed
+  /// and looked up (a move changes one to three nodes).
+  void pack_successor(const Global& g, const Global& parent, const std::uint8_t* parent_packed,
+                      std::uint8_t* out) const;
   void unpack(const std::uint8_t* in, Global& g) const;
   /// The `state` register of node u in a packed state (without unpacking the rest).
   [[nodiscard]] core::InitiatorState packed_state(const std::uint8_t* in, unsigned u) const;
@@ -208,6 +228,11 @@ class Model {
   /// topology moves.
   template <class Emit>
   void successors(const Global& g, Emit&& emit) const;
+  /// The same, each successor built in the Global that place() returns (valid until the next
+  /// call of place): a caller that keeps the successors builds them where it keeps them, instead
+  /// of copying each one there (a Global is 160 bytes, and a state has about ten successors).
+  template <class Place, class Emit>
+  void successors_in(const Global& g, Place&& place, Emit&& emit) const;
   /// The node moves enabled in g (Lock, Unlock, guarded actions, deliveries), as labels, without
   /// executing them: visit(const Label&). A guarded action's label says nothing of a priority draw.
   template <class Visit>
@@ -266,6 +291,17 @@ class Model {
   /// states do). Mutable: a cache, not state; a Model is used by one thread.
   mutable std::vector<NodeCanon> memo_;
   std::vector<std::array<std::uint8_t, channel_capacity>> bags_by_rank_;  ///< bag_unrank, tabulated
+  /// With collapse: node records by number, unpacked, in a direct-mapped cache (a numbered record
+  /// never changes, and the states unpacked one after another share most of their records), so
+  /// that unpacking a stored state mostly copies records instead of decoding their bit fields.
+  struct Unpacked {
+    std::uint32_t id = UINT32_MAX;  ///< the record's number, UINT32_MAX: empty
+    NodeRec rec{};
+  };
+  static constexpr std::size_t unpacked_slots = std::size_t{1} << 15;  // 1.4 MB
+  mutable std::vector<Unpacked> unpacked_;
+  /// The record numbered `id`, unpacked.
+  const NodeRec& record(std::uint32_t id) const;
 
   /// The memo's entry for a record, computed on a miss. Valid until the next call.
   const NodeCanon& canon_of(const NodeRec& a) const;
@@ -323,8 +359,15 @@ void Model::node_moves(const Global& g, Visit&& visit) const {
 template <class Emit>
 void Model::successors(const Global& g, Emit&& emit) const {
   Global next;
+  successors_in(
+      g, [&]() -> Global& { return next; }, emit);
+}
+
+template <class Place, class Emit>
+void Model::successors_in(const Global& g, Place&& place, Emit&& emit) const {
   Outcome out;
   auto run = [&](Label l) {
+    Global& next = place();
     next = g;
     out = Outcome{};
     apply(next, l, out);

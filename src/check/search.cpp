@@ -32,6 +32,8 @@ void explore(Exploration& x) {
   }
   x.progress(Phase::exploring);
   Global g;
+  // The successors of the state being expanded, built in place (Model::successors_in); the
+  // vector only grows, so that its Globals are not constructed again for every state.
   std::vector<Successor> batch;
   std::vector<std::uint8_t> packed;
   // States are numbered breadth first, so the depth of state i is its level: the levels end at
@@ -43,29 +45,45 @@ void explore(Exploration& x) {
     if (i == level_end) ++level, level_end = set.size();
     if ((i & 4095u) == 0 && x.out_of_time()) break;
     if ((i & 65535u) == 0 && i > 0) x.progress(Phase::exploring);
-    x.model.unpack(set.at(i), g);
+    const std::uint8_t* here = set.at(i);
+    x.model.unpack(here, g);
     if (x.opt.liveness) x.graph.open_state();
-    batch.clear();
-    x.model.successors(g, [&](const Label& l, const Global& next, const Outcome& o) {
-      batch.push_back(Successor{l, o, next, 0, 0, false});
-    });
-    x.res.transitions += batch.size();
-    if (set.size() + batch.size() > x.opt.max_states) {
+    std::size_t count = 0;
+    x.model.successors_in(
+        g,
+        [&]() -> Global& {
+          if (count == batch.size()) batch.emplace_back();
+          return batch[count].next;
+        },
+        [&](const Label& l, const Global&, const Outcome& o) {
+          batch[count].label = l;
+          batch[count].outcome = o;
+          ++count;
+        });
+    x.res.transitions += count;
+    if (set.size() + count > x.opt.max_states) {
       x.truncated = true;  // stop storing new states; liveness is not decided on a truncated graph
       x.res.limit = Limit::states;
-      for (const Successor& sc : batch) report_problem(x, sc.outcome, sc.label, i, g);
+      for (std::size_t b = 0; b < count; ++b) report_problem(x, batch[b].outcome, batch[b].label, i, g);
       continue;
     }
-    set.reserve(batch.size());
-    packed.resize(batch.size() * stride);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
+    set.reserve(count);
+    here = set.at(i);  // reserve may have moved the stored states
+    packed.resize(count * stride);
+    for (std::size_t b = 0; b < count; ++b) {
+      Successor& sc = batch[b];
       std::uint8_t* out = packed.data() + b * stride;
-      batch[b].nodes = x.pack(batch[b].next, out, batch[b].twisted);
-      batch[b].hash = set.hash(out);
-      set.prefetch(batch[b].hash);
+      sc.twisted = false;
+      sc.nodes = 0;
+      if (x.symmetry)
+        sc.nodes = x.pack(sc.next, out, sc.twisted);
+      else
+        x.model.pack_successor(sc.next, g, here, out);
+      sc.hash = set.hash(out);
+      set.prefetch(sc.hash);
     }
-    for (const Successor& sc : batch) set.prefetch_match(sc.hash);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
+    for (std::size_t b = 0; b < count; ++b) set.prefetch_match(batch[b].hash);
+    for (std::size_t b = 0; b < count; ++b) {
       const Label& l = batch[b].label;
       const Outcome& o = batch[b].outcome;
       report_problem(x, o, l, i, g);
