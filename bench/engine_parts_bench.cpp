@@ -64,6 +64,7 @@ class GraphHost {
 
   [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(neighbours_[u]); }
   [[nodiscard]] NodeId peer(NodeId u, core::Port p) const { return peer_[slot(u, p)]; }
+  [[nodiscard]] core::Port peer_port(NodeId u, core::Port p) const { return peer_port_[slot(u, p)]; }
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
     for (core::Port p : neighbours(u))
       if (peer(u, p) == v) return true;
@@ -78,9 +79,12 @@ class GraphHost {
     const core::Port pu = dynamics_.random_free_port(all - neighbours(u));
     const core::Port pv = dynamics_.random_free_port(all - neighbours(v));
     if (pu == 0 || pv == 0) return false;
+    connect_at(u, pu, v, pv);
+    return true;
+  }
+  void connect_at(NodeId u, core::Port pu, NodeId v, core::Port pv) {
     link(u, pu, v, pv), link(v, pv, u, pu);
     ++connects;
-    return true;
   }
   void cut_edge(NodeId u, core::Port p) {
     const NodeId v = peer(u, p);

@@ -4,17 +4,31 @@
 //
 // The engine is the Host: it owns the network and does each topology change (with its trace lines
 // and monitor updates); Dynamics decides which changes happen, drawing from the topology stream.
-// Host provides: connect_random(u, v) -> bool, cut_edge(u, port), cut_pair(u, v), requesting(u) -> bool,
-// in_win(u) -> bool, neighbours(u) -> Ports, peer(u, port) -> NodeId, adjacent(u, v) -> bool,
-// prefetch_adjacency(u) (a hint: start loading what adjacent(u, .) reads), moved(u).
+// Host provides: connect_random(u, v) -> bool, connect_at(u, pu, v, pv), cut_edge(u, port),
+// cut_pair(u, v), requesting(u) -> bool, in_win(u) -> bool, neighbours(u) -> Ports,
+// peer(u, port) -> NodeId, peer_port(u, port) -> Port, adjacent(u, v) -> bool, prefetch_adjacency(u)
+// (a hint: start loading what adjacent(u, .) reads), moved(u). The mobility planner calls only the
+// const ones, which read the graph alone.
+//
+// Mobility ahead. Mobility decides a round's changes from the positions and the graph alone, and
+// nothing else changes the graph while a round's actions run. So its changes are decided in two
+// steps: a plan (the new positions, the edges to cut and those to connect with their ports, with
+// every draw from the topology stream in the order a direct pass makes them), then the changes
+// made in that order. With RunOptions::threads >= 2 the plan of round r + 1 is made on a second
+// thread while round r's actions run; a change of the graph or of a position from outside (the
+// application API) between the two discards it and rewinds the stream. The run is the same
+// either way: same draws, same changes in the same order, same trace.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "background.hpp"
+#include "lmx/core/ports.hpp"
 #include "lmx/sim/scenario.hpp"
 #include "rng.hpp"
 #include "topology.hpp"
@@ -58,7 +72,16 @@ class Dynamics {
   /// Topology changes before round `round`'s actions.
   template <class Host>
   void step(Host& host, std::uint64_t round) {
-    if (mobile_) mobility_step(host);
+    if (mobile_ && sc_.topology.speed > 0) {
+      if (ahead_) {
+        worker_.wait();
+        ahead_ = false, ++planned_ahead_;
+        positions_.swap(next_positions_);
+      } else {
+        plan_mobility(host, positions_);
+      }
+      apply_mobility(host);
+    }
     const auto& kind = sc_.dynamics.kind;
     if (kind == DynamicsKind::churn) churn_step(host);
     if (kind == DynamicsKind::starve) starve_step(host, round);
@@ -72,14 +95,38 @@ class Dynamics {
     }
     entered_win_.clear();
   }
+  /// Mobility ahead: plan the next round's mobility on the worker thread, from the graph as the
+  /// round's actions leave it (they change no edge). Only for mobile runs with `threads` >= 2
+  /// and enough nodes that a round takes longer than handing the plan over.
+  template <class Host>
+  void plan_ahead(const Host& host, unsigned threads) {
+    if (threads < 2 || !mobile_ || sc_.topology.speed <= 0 || positions_.size() < min_nodes_ahead) return;
+    rng_before_plan_ = rng_;
+    ahead_ = true;
+    worker_.run([this, &host] { plan_mobility(host, next_positions_); });
+  }
+  /// Something outside changes the graph or a position: a plan made ahead is discarded and its
+  /// draws given back, so that the next round plans from what is then true.
+  void discard_plan() {
+    if (!ahead_) return;
+    worker_.wait();
+    rng_ = rng_before_plan_, ahead_ = false;
+  }
+  /// Rounds whose plan was made ahead and used.
+  [[nodiscard]] std::uint64_t planned_ahead() const { return planned_ahead_; }
+  /// Nodes below which a plan is not made ahead (a round of fewer costs about what the hand-over
+  /// does). Changes only timing.
+  static constexpr std::size_t min_nodes_ahead = 4096;
+
   /// A node entered WIN in this round (flap attacks it at the next topology step).
   void entered_win(NodeId u) { entered_win_.push_back(u); }
 
   [[nodiscard]] const std::vector<std::pair<double, double>>& positions() const { return positions_; }
   std::vector<std::pair<double, double>>& positions() { return positions_; }
   [[nodiscard]] std::size_t bytes() const {
-    return positions_.capacity() * 16 + waypoints_.capacity() * 16 + initial_edges_.capacity() * 8 +
-           swizzled_.capacity() * 8 + restore_.size() * 64 + entered_win_.capacity() * 4 + grid_.bytes();
+    return (positions_.capacity() + next_positions_.capacity() + waypoints_.capacity()) * 16 +
+           initial_edges_.capacity() * 8 + swizzled_.capacity() * 8 + restore_.size() * 64 +
+           entered_win_.capacity() * 4 + grid_.bytes() + plan_bytes();
   }
 
  private:
@@ -147,48 +194,97 @@ class Dynamics {
   void shuffle_waypoints() {
     for (auto& w : waypoints_) w = {rng_.unit(), rng_.unit()};
   }
+  /// Mobility's changes for one round, decided before any is made.
+  struct Connection {
+    NodeId u, v;
+    core::Port pu, pv;
+  };
+  struct MobilityPlan {
+    std::vector<std::pair<NodeId, std::pair<double, double>>> arrivals;  ///< new waypoints
+    std::vector<std::pair<NodeId, core::Port>> cuts;                     ///< in the order made
+    std::vector<Connection> connections;                                 ///< in the order made
+  };
+  using Bits = core::PortSet<std::uint64_t>;
+
+  /// The plan of a round of random waypoint: each node walks towards its waypoint at `speed` per
+  /// round and draws a new one on arrival; edges longer than r are cut, and nodes within r that
+  /// both have a free port are connected (the Delta cap), in increasing (u, v) order. Writes the
+  /// new positions to `moved` (positions_ itself, or next_positions_ ahead) and plan_; reads the
+  /// graph through the host's const calls only.
   template <class Host>
-  void mobility_step(Host& host) {
-    // Random waypoint: each node walks towards its waypoint at `speed` per round and draws a new
-    // one on arrival. Edges are cut when longer than r and created between nodes within r that
-    // both have a free port (the Delta cap).
+  void plan_mobility(const Host& host, std::vector<std::pair<double, double>>& moved) {
     const double speed = sc_.topology.speed, r = sc_.topology.radius;
-    if (speed <= 0) return;
     const auto n = static_cast<NodeId>(positions_.size());
+    plan_.arrivals.clear(), plan_.cuts.clear(), plan_.connections.clear();
+    moved.resize(n);
     for (NodeId u = 0; u < n; ++u) {
-      auto& [x, y] = positions_[u];
+      auto [x, y] = positions_[u];
       const double dx = waypoints_[u].first - x, dy = waypoints_[u].second - y;
       const double dist = std::sqrt(dx * dx + dy * dy);
       if (dist <= speed) {
         x = waypoints_[u].first, y = waypoints_[u].second;
-        waypoints_[u] = {rng_.unit(), rng_.unit()};
+        plan_.arrivals.push_back({u, {rng_.unit(), rng_.unit()}});
       } else {
         x += dx / dist * speed, y += dy / dist * speed;
       }
-      host.moved(u);
+      moved[u] = {x, y};
     }
     const double r2 = r * r;
-    // The cuts go by node and port (their trace lines and lost messages in that order); the
-    // neighbours' positions are read at random, so those of the node `ahead` places on are
+    // The cuts go by node and port (their trace lines and lost messages in that order). An
+    // earlier cut of u's edge leaves u only through a port whose peer is below u, which this pass
+    // skips, so u's ports as the round began are the ones a pass that cut as it went would see.
+    // The neighbours' positions are read at random: those of the node `ahead` places on are
     // loaded early.
     constexpr NodeId ahead = 8;
+    ++epoch_;
+    if (epoch_ == 0) std::fill(touched_.begin(), touched_.end(), 0u), epoch_ = 1;
+    if (touched_.size() != n) touched_.assign(n, 0), now_bits_.assign(n, 0);
+    auto bits = [&](NodeId u) -> std::uint64_t {
+      return touched_[u] == epoch_ ? now_bits_[u] : host.neighbours(u).bits();
+    };
+    auto set_bits = [&](NodeId u, std::uint64_t b) { touched_[u] = epoch_, now_bits_[u] = b; };
     for (NodeId u = 0; u < n; ++u) {
       if (u + ahead < n)
-        for (core::Port p : host.neighbours(u + ahead)) __builtin_prefetch(&positions_[host.peer(u + ahead, p)]);
+        for (core::Port p : host.neighbours(u + ahead)) __builtin_prefetch(&moved[host.peer(u + ahead, p)]);
       for (core::Port p : host.neighbours(u)) {
         const NodeId v = host.peer(u, p);
         if (v < u) continue;
-        const double dx = positions_[u].first - positions_[v].first, dy = positions_[u].second - positions_[v].second;
-        if (dx * dx + dy * dy > r2) host.cut_edge(u, p);
+        const double dx = moved[u].first - moved[v].first, dy = moved[u].second - moved[v].second;
+        if (dx * dx + dy * dy > r2) {
+          plan_.cuts.emplace_back(u, p);
+          set_bits(u, bits(u) & ~(std::uint64_t{1} << p));
+          const core::Port pv = host.peer_port(u, p);
+          set_bits(v, bits(v) & ~(std::uint64_t{1} << pv));
+        }
       }
     }
-    // A pair adjacent at the start of the scan stays so (connecting adds only the pair it
-    // connects), so the pairs to connect can be found first and connected after, in the same
-    // increasing (u, v) order as a scan that tested each pair as it came.
+    // The pairs to connect: within r and not adjacent. A pair within r is never cut (the same
+    // float test), so adjacency before the cuts is adjacency after them; each pair comes once, so
+    // none of them is connected by an earlier one. Ports: a free one at each end, drawn u's first.
+    const std::uint64_t all = Bits::range(1, static_cast<core::Port>(sc_.delta)).bits();
     grid_.for_each_new_pair_within(
-        positions_, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
+        moved, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
         [&host](NodeId u, NodeId v) { return host.adjacent(u, v); },
-        [&host](NodeId u, NodeId v) { host.connect_random(u, v); });
+        [&](NodeId u, NodeId v) {
+          const std::uint64_t bu = bits(u), bv = bits(v);
+          const core::Port pu = random_free_port(Bits(all & ~bu)), pv = random_free_port(Bits(all & ~bv));
+          if (pu == 0 || pv == 0) return;
+          plan_.connections.push_back({u, v, pu, pv});
+          set_bits(u, bu | std::uint64_t{1} << pu), set_bits(v, bv | std::uint64_t{1} << pv);
+        });
+  }
+  /// Makes the planned changes: moves (each traced), cuts, connections, in the plan's order.
+  template <class Host>
+  void apply_mobility(Host& host) {
+    for (const auto& [u, waypoint] : plan_.arrivals) waypoints_[u] = waypoint;
+    const auto n = static_cast<NodeId>(positions_.size());
+    for (NodeId u = 0; u < n; ++u) host.moved(u);
+    for (const auto& [u, p] : plan_.cuts) host.cut_edge(u, p);
+    for (const auto& c : plan_.connections) host.connect_at(c.u, c.pu, c.v, c.pv);
+  }
+  [[nodiscard]] std::size_t plan_bytes() const {
+    return plan_.arrivals.capacity() * 24 + plan_.cuts.capacity() * 8 + plan_.connections.capacity() * 12 +
+           touched_.capacity() * 4 + now_bits_.capacity() * 8;
   }
 
   const Scenario& sc_;
@@ -196,6 +292,19 @@ class Dynamics {
   bool mobile_, keep_initial_edges_;
   std::vector<std::pair<double, double>> positions_, waypoints_;
   CellGrid grid_;  ///< mobility's cells, reused every round
+  MobilityPlan plan_;
+  /// The plan's view of the neighbour ports of the nodes its cuts and connections touch: valid
+  /// where touched_ holds the plan's epoch_ (no clearing per round).
+  std::vector<std::uint32_t> touched_;
+  std::vector<std::uint64_t> now_bits_;
+  std::uint32_t epoch_ = 0;
+  /// Mobility ahead: the positions the plan made ahead moves to, the stream before its draws,
+  /// and whether such a plan is being made or waits.
+  std::vector<std::pair<double, double>> next_positions_;
+  Rng rng_before_plan_;
+  bool ahead_ = false;
+  std::uint64_t planned_ahead_ = 0;
+  BackgroundWorker worker_;  ///< last: destroyed first, so a plan in flight ends before the rest
   std::vector<std::pair<NodeId, NodeId>> initial_edges_, swizzled_;
   std::multimap<std::uint64_t, std::pair<NodeId, NodeId>> restore_;
   std::vector<NodeId> entered_win_;

@@ -131,6 +131,7 @@ class EngineImpl final : public Engine {
     return true;
   }
   std::string connect(NodeId u, Port pu, NodeId v, Port pv) override {
+    dynamics_.discard_plan();  // before the port draws below, and the graph's change
     if (u >= n_ || v >= n_ || u == v) return "connect: bad nodes";
     if (pu == 0) pu = dynamics_.random_free_port(net_.free_ports(u));
     if (pv == 0) pv = dynamics_.random_free_port(net_.free_ports(v));
@@ -142,11 +143,13 @@ class EngineImpl final : public Engine {
     return {};
   }
   std::string cut(NodeId u, Port pu) override {
+    dynamics_.discard_plan();
     if (u >= n_ || pu == 0 || pu > delta_ || net_.peer(u, pu) == no_node) return "cut: no edge";
     unlink(u, pu);
     return {};
   }
   void move(NodeId u, double x, double y) override {
+    dynamics_.discard_plan();
     auto& positions = dynamics_.positions();
     if (positions.size() != n_) positions.assign(n_, {0.5, 0.5});
     positions.at(u) = {x, y};
@@ -178,6 +181,7 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::uint64_t actions() const override { return metrics_.actions; }
   [[nodiscard]] double now() const override { return double(now_) / tpr_; }
   [[nodiscard]] std::uint64_t deferred_writes() const override { return net_.deferred_writes(); }
+  [[nodiscard]] std::uint64_t mobility_planned_ahead() const override { return dynamics_.planned_ahead(); }
   void inject_lock_port(NodeId u, Port p) override {
     state_.at(u).lock_port = p;
     monitors_.lock_changed(u);
@@ -206,6 +210,7 @@ class EngineImpl final : public Engine {
     const std::uint64_t round = now_ / tpr_;
     if (async_) now_ = static_cast<std::uint32_t>(round * tpr_);
     dynamics_.step(*this, round);
+    if (rounds_done_ + 1 < sc_.rounds) dynamics_.plan_ahead(*this, opt_.threads);
     if (async_)
       async_round(round);
     else
@@ -226,6 +231,7 @@ class EngineImpl final : public Engine {
   void prefetch_adjacency(NodeId u) const { net_.prefetch_adjacency(u); }
   [[nodiscard]] Ports neighbours(NodeId u) const { return net_.neighbours(u); }
   [[nodiscard]] NodeId peer(NodeId u, Port p) const { return net_.peer(u, p); }
+  [[nodiscard]] Port peer_port(NodeId u, Port p) const { return net_.peer_port(u, p); }
   [[nodiscard]] bool requesting(NodeId u) const { return work_.app(u).phase == AppPhase::requesting; }
   [[nodiscard]] bool in_win(NodeId u) const { return state_[u].state == InitiatorState::win; }
   bool connect_random(NodeId u, NodeId v) {
@@ -235,6 +241,8 @@ class EngineImpl final : public Engine {
     link(u, pu, v, pv);
     return true;
   }
+  /// Mobility's planned connection (both ports free, the nodes not adjacent).
+  void connect_at(NodeId u, Port pu, NodeId v, Port pv) { link(u, pu, v, pv); }
   void cut_edge(NodeId u, Port p) { unlink(u, p); }
   void cut_pair(NodeId u, NodeId v) {
     for (Port p : net_.neighbours(u))
@@ -615,6 +623,7 @@ class EngineImpl final : public Engine {
   }
 
   json summary() {
+    dynamics_.discard_plan();  // a run ended early may have one in flight, which reads the graph
     net_.flush_deferred();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
     const std::uint64_t events_hash = trace_.events().hash();

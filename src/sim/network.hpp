@@ -47,8 +47,10 @@ struct Candidates {
   bool masked = false;     ///< given by `mask`, not by `slots`
   std::uint64_t mask = 0;  ///< the candidates' bits, when masked
   std::array<Slot, 64> slots;
-  /// Candidate i (0-based, in channel order).
-  [[nodiscard]] Slot at(unsigned i) const {
+  /// Candidate i (0-based, in channel order). Inlined by force, as is WriteList::append: once the
+  /// engine was split over several files, GCC kept both out of line, where a call cost about as
+  /// much as the body.
+  [[nodiscard, gnu::always_inline]] Slot at(unsigned i) const {
     if (!masked) return slots[i];
     const unsigned b = nth_set_bit(mask, i);
     return Slot{static_cast<core::Port>(b / inline_slots), static_cast<std::uint16_t>(b % inline_slots)};
@@ -65,7 +67,7 @@ struct DelayRule {
 /// A growable list of 4-byte entries whose append inlines (std::vector's does not, here).
 class WriteList {
  public:
-  void append(std::uint32_t entry) {
+  [[gnu::always_inline]] void append(std::uint32_t entry) {
     if (size_ == capacity_) [[unlikely]]
       grow();
     data_[size_++] = entry;

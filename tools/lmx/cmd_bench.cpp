@@ -18,6 +18,7 @@
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "numbers.hpp"
 #include "output.hpp"
 #include "process.hpp"
 
@@ -29,16 +30,7 @@ using lmx::cli::peak_rss_bytes;
 // The options are read as text and parsed here: CLI11 wraps "-1" into an unsigned option and takes
 // "nan" as a double, and its range check lets NaN through.
 
-/// A whole number in lo..hi, decimal digits only.
-std::uint64_t whole_number(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi) {
-  std::uint64_t x = 0;
-  const char* end = text.data() + text.size();
-  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits || std::from_chars(text.data(), end, x).ec != std::errc{} || x < lo || x > hi)
-    throw lmx::cli::Failure(
-        fmt::format("{} must be a whole number in {}..{}, got '{}'", option, lo, hi, lmx::sim::printable(text)));
-  return x;
-}
+using lmx::cli::whole_number;
 
 /// A finite number in lo..hi (`range` says it as the user would write it).
 double real_number(const std::string& text, const char* option, double lo, double hi, const char* range) {
@@ -137,6 +129,7 @@ struct Request {
   std::optional<std::uint64_t> rounds;
   std::optional<std::uint64_t> seed;
   bool defer_writes = true;
+  unsigned threads = 1;
 };
 
 /// Rounds of the built-in scenario when --rounds is not given: its locks settle to a steady rate
@@ -189,7 +182,7 @@ json run(const Request& q, std::string& note) {
     throw Failure(fmt::format("the scenario needs about {} of memory (estimated), more than this machine's {}",
                               memory_size(need), memory_size(have)));
   lmx::sim::RunOptions options;
-  options.defer_writes = q.defer_writes;
+  options.defer_writes = q.defer_writes, options.threads = q.threads;
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<lmx::sim::Engine> engine;
   try {
@@ -224,6 +217,7 @@ json run(const Request& q, std::string& note) {
           {"scenario_file", q.file.empty() ? json(nullptr) : json(q.file)},
           {"nodes", s.nodes},
           {"seed", s.seed},
+          {"threads", q.threads},
           {"engine", r["engine"]},
           {"variant", r["variant"]},
           {"topology", topology["kind"]},
@@ -257,10 +251,11 @@ std::string text(const json& b, const std::string& note) {
   auto line = [&out](const std::string& l) { out += l + "\n"; };
   const std::string source =
       b["scenario_file"].is_null() ? std::string("built-in, scaled to --nodes") : b["scenario_file"].get<std::string>();
-  line(fmt::format("lmx bench --scenario: '{}' ({}), {} nodes, {} engine, variant {}, seed {}, {} rounds",
+  line(fmt::format("lmx bench --scenario: '{}' ({}), {} nodes, {} engine, variant {}, seed {}, {} rounds, {} thread{}",
                    b["scenario"].get<std::string>(), lmx::sim::printable(source), b["nodes"].get<std::uint32_t>(),
                    b["engine"].get<std::string>(), b["variant"].get<std::string>(), b["seed"].get<std::uint64_t>(),
-                   b["rounds"].get<std::uint64_t>()));
+                   b["rounds"].get<std::uint64_t>(), b["threads"].get<unsigned>(),
+                   b["threads"].get<unsigned>() == 1 ? "" : "s"));
   if (b["radius"].is_number()) {
     const double r = b["radius"].get<double>();
     line(fmt::format(
@@ -302,7 +297,7 @@ const lmx::cli::Register bench_command{
     {"bench", 14, [](CLI::App& app, int& exit_code) {
        static std::string nodes_text = "1000000", rounds_text = "20", p_text = "0.5", seed_text = "1";
        static std::string lock_nodes_text = "1000", lock_rounds_text = "2000";
-       static std::string scenario_file;
+       static std::string scenario_file, threads_text = "1";
        static bool as_json = false;
        static bool immediate = false;
        auto* cmd =
@@ -326,6 +321,10 @@ const lmx::cli::Register bench_command{
            "Nodes of the lock workload (Delta = 8, K = 32, async, idle 4, hold 2), 2..1000000 (default 1000)");
        auto* lock_rounds_opt =
            cmd->add_option("--lock-rounds", lock_rounds_text, "Rounds of the lock workload, 1..1000000 (default 2000)");
+       auto* threads_opt = cmd->add_option(
+           "--threads", threads_text,
+           "With --scenario: threads, 1..64 (default 1), as lmx run --threads (a mobile scenario plans its mobility "
+           "on a second thread; same run, same trace hash)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->add_flag("--immediate-writes", immediate,
                      "Write each message into the receiver's channel at the send (no deferred writes; same run, "
@@ -340,6 +339,7 @@ const lmx::cli::Register bench_command{
            namespace bs = lmx::cli::bench_scenario;
            bs::Request q;
            q.file = scenario_file, q.defer_writes = !immediate;
+           q.threads = static_cast<unsigned>(whole_number(threads_text, "--threads", 1, lmx::cli::max_threads));
            // The scenario's limits for --nodes and --rounds (the async engine's lower cap on rounds
            // is the validator's word). The built-in scenario runs at --nodes, given or not; a file
            // keeps its own unless --nodes is given.
@@ -360,6 +360,8 @@ const lmx::cli::Register bench_command{
            if (!out["violation_counts"].empty() || out["stalled"].get<bool>()) exit_code = 1;
            return;
          }
+         if (threads_opt->count())
+           throw lmx::cli::Failure("--threads applies to --scenario (the built-in benchmark's graph does not move)");
          // The scenario's own limits, so that the benchmark runs what `lmx run` would accept.
          const auto nodes = static_cast<std::uint32_t>(whole_number(nodes_text, "--nodes", 1, 100'000'000));
          const std::uint64_t rounds = whole_number(rounds_text, "--rounds", 1, 4'000'000);

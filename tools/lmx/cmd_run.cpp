@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "numbers.hpp"
 #include "output.hpp"
 #include "process.hpp"
 #include "report.hpp"
@@ -26,6 +27,7 @@ struct RunArgs {
   std::string report;
   bool json = false;
   bool no_memory_check = false;
+  std::string threads = "1";
 };
 
 Scenario load(const RunArgs& a) {
@@ -151,8 +153,13 @@ const lmx::cli::Register run_command{
        cmd->add_option("--report", a.report, "Also write a self-contained HTML report (as lmx report) to FILE");
        cmd->add_flag("--no-memory-check", a.no_memory_check,
                      "Run even if the estimated memory exceeds the machine's (the run may then be killed)");
+       cmd->add_option("--threads", a.threads,
+                       "Threads, 1..64 (default 1): with 2 or more a mobile scenario plans each round's mobility on a "
+                       "second thread; the run and its trace are the same for every count");
        cmd->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = seed;
+         const auto threads =
+             static_cast<unsigned>(lmx::cli::whole_number(a.threads, "--threads", 1, lmx::cli::max_threads));
          const Scenario s = load(a);
          // Outputs are never written over the inputs, nor over each other.
          const std::vector<std::string> inputs{a.scenario_file, s.topology.file};
@@ -172,6 +179,7 @@ const lmx::cli::Register run_command{
          lmx::cli::InterruptGuard interrupt;
          std::optional<lmx::cli::OutputFile> trace_file;
          RunOptions o;
+         o.threads = threads;
          if (!a.trace.empty()) trace_file.emplace(a.trace), o.trace = &trace_file->stream();
          o.stop = &lmx::cli::InterruptGuard::requested();
          Progress progress;

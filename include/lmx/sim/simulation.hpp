@@ -70,6 +70,11 @@ struct RunOptions {
   /// `lmx run` and its traces keep the adversary of docs/simulator.md. Ignored with the
   /// delay-target delivery adversary (a held message is not receivable, yet not nothing to do).
   bool skip_dormant = false;
+  /// Threads the run may use. With 2 or more, a mobile run plans each round's mobility (moves,
+  /// cuts, connections and their ports) on a second thread while the round before runs
+  /// (docs/simulator.md, "Threads"). The run is the same for every count: same draws, same
+  /// changes, same trace. More than 2 are accepted and not used yet.
+  unsigned threads = 1;
 };
 
 /// What a node looks like from outside (for the application API and tests).
@@ -135,6 +140,9 @@ class Engine {
   /// Writes into other nodes' channels that waited for the scan to reach their block
   /// (RunOptions::defer_writes); 0 when every write was immediate.
   [[nodiscard]] virtual std::uint64_t deferred_writes() const = 0;
+  /// Rounds whose mobility was planned on the second thread (RunOptions::threads); measures
+  /// the simulator, not the run, which is the same without.
+  [[nodiscard]] virtual std::uint64_t mobility_planned_ahead() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).

@@ -1,0 +1,125 @@
+// RunOptions::threads (docs/simulator.md, "Threads"): a mobile run plans each round's mobility on
+// a second thread while the round before runs. The run must be the same for 1, 2 and 3 threads:
+// the same summary, trace hash and trace lines, on both engines and with the dynamics that share
+// the topology stream with mobility; and the same when the application API changes the graph or
+// a position between rounds (the plan made ahead is discarded and its draws given back).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "lmx/sim/simulation.hpp"
+
+namespace lmx::sim {
+namespace threads_test {
+
+using nlohmann::json;
+
+/// The summary without what measures the machine or the simulator's own memory.
+json comparable(json summary) {
+  for (const char* key : {"actions_per_second", "wall_seconds", "bytes_per_node"}) summary.erase(key);
+  return summary;
+}
+
+struct Outcome {
+  json summary;
+  std::string trace;
+  std::uint64_t planned_ahead = 0;
+};
+
+/// Nodes enough for the plan to be made ahead (Dynamics::min_nodes_ahead is 4096).
+Scenario moving(const char* engine, const char* dynamics) {
+  Scenario s;
+  s.name = "threads", s.nodes = 5000, s.rounds = 30, s.seed = 7;
+  s.engine = kind_from_word<EngineKind>(engine).value();
+  s.topology.kind = TopologyKind::mobility, s.topology.radius = 0.02, s.topology.speed = 0.004;
+  s.dynamics.kind = kind_from_word<DynamicsKind>(dynamics).value();
+  s.dynamics.bound = 3, s.dynamics.batch = 20, s.dynamics.birth = s.dynamics.death = 0.05;
+  s.workload.idle = 1, s.workload.hold = 1;
+  return s;
+}
+
+Outcome run_with(const Scenario& s, unsigned threads, bool lines) {
+  Outcome out;
+  std::ostringstream trace;
+  RunOptions o;
+  o.threads = threads;
+  if (lines) o.trace = &trace;
+  auto e = make_engine(s, o);
+  out.summary = comparable(e->finish());
+  out.planned_ahead = e->mobility_planned_ahead();
+  out.trace = trace.str();
+  return out;
+}
+
+struct Case {
+  const char* engine;
+  const char* dynamics;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.engine << "/" << c.dynamics; }
+
+class Threads : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Threads, TheRunIsTheSameForOneTwoAndThreeThreads) {
+  const Case c = GetParam();
+  const Scenario s = moving(c.engine, c.dynamics);
+  const Outcome one = run_with(s, 1, false);
+  EXPECT_EQ(one.planned_ahead, 0u);
+  EXPECT_GT(one.summary["actions"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(one.summary["locks_completed"].get<std::uint64_t>(), 0u);
+  for (unsigned threads : {2u, 3u}) {
+    const Outcome more = run_with(s, threads, false);
+    // Every round but the first was planned ahead (during the round before it): the comparison is not empty.
+    EXPECT_EQ(more.planned_ahead, s.rounds - 1) << threads << " threads";
+    EXPECT_EQ(more.summary["trace_hash"], one.summary["trace_hash"]) << threads << " threads";
+    EXPECT_EQ(more.summary, one.summary) << threads << " threads";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sim, Threads,
+                         ::testing::Values(Case{"async", "static"}, Case{"semi-sync", "static"}, Case{"async", "churn"},
+                                           Case{"semi-sync", "flap"}, Case{"async", "swizzle"}));
+
+TEST(ThreadsTrace, TheTraceLinesAreTheSame) {
+  const Scenario s = moving("async", "static");
+  const Outcome one = run_with(s, 1, true), two = run_with(s, 2, true);
+  EXPECT_GT(two.planned_ahead, 0u);
+  EXPECT_FALSE(one.trace.empty());
+  EXPECT_EQ(one.trace, two.trace);
+}
+
+/// The application API between rounds: connect and cut (whose port draws come from the topology
+/// stream, between two rounds' mobility draws) and move. With threads, each discards the plan
+/// made ahead during the round before; the run must be the one without threads.
+json driven(unsigned threads, std::uint64_t* planned = nullptr) {
+  Scenario s = moving("semi-sync", "static");
+  RunOptions o;
+  o.threads = threads;
+  auto e = make_engine(s, o);
+  for (unsigned round = 0; e->step(); ++round) {
+    if (round % 3 == 0) {
+      // A cut of node 1's lowest edge, then a connection of two nodes with free ports.
+      const NodeView v = e->node(1);
+      for (core::Port p = 1; p <= s.delta; ++p)
+        if (v.neighbours >> p & 1u) {
+          EXPECT_EQ(e->cut(1, p), "");
+          break;
+        }
+      (void)e->connect(2 + round, 0, 2500 + round, 0);  // ports drawn by the adversary; may be refused
+    }
+    if (round % 5 == 1) e->move(round, 0.5, 0.5);
+  }
+  if (planned) *planned = e->mobility_planned_ahead();
+  return comparable(e->finish());
+}
+
+TEST(ThreadsApi, ChangesFromOutsideBetweenRoundsDiscardThePlanMadeAhead) {
+  std::uint64_t planned = 0;
+  const json one = driven(1), two = driven(2, &planned);
+  EXPECT_GT(planned, 0u) << "rounds without an outside change were planned ahead";
+  EXPECT_LT(planned, 28u) << "the rounds after an outside change were planned again, not ahead";
+  EXPECT_EQ(two["trace_hash"], one["trace_hash"]);
+  EXPECT_EQ(two, one);
+}
+
+}  // namespace threads_test
+}  // namespace lmx::sim
