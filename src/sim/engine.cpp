@@ -88,6 +88,7 @@ class EngineImpl final : public Engine {
         if (connect_random(u, v)) dynamics_.initial_edge(u, v);
       }
     }
+    initial_topology_ = false;
     dynamics_.initial_edges_done();
     work_.start(now_);
     // The throughput limit's packing (bound.hpp), for graphs that stay put: 8 bytes per
@@ -261,7 +262,10 @@ class EngineImpl final : public Engine {
     net_.link(u, pu, v, pv);
     log({now_, EvKind::connect, pu, pv, 0, u, v});
     if (trace_.enabled()) trace_.edge("connect", u, pu, v, pv);
-    monitors_.linked(u, pu, v, pv);
+    // No lock variable names a port before any node has acted, so the initial edges cannot meet
+    // a stale lock pointer; skipping the look saves two random reads an edge (a third of the
+    // set-up time at 10^6 nodes).
+    if (!initial_topology_) monitors_.linked(u, pu, v, pv);
   }
   void unlink(NodeId u, Port pu) {
     if (!dormant_.empty()) resume(u), resume(net_.peer(u, pu));
@@ -684,6 +688,7 @@ class EngineImpl final : public Engine {
   std::uint64_t next_id_ = 1;    ///< the next message's trace id
   std::uint64_t rounds_done_ = 0;
   bool done_ = false, stalled_ = false, interrupted_ = false;
+  bool initial_topology_ = true;  ///< the constructor is connecting the initial edges
   std::chrono::steady_clock::time_point start_wall_;
 };
 
