@@ -135,10 +135,17 @@ void run_to_end(lmx::sim::Engine& e) {
   }
 }
 
-std::string run(const std::string& scenario_json, const std::string& trace_path) {
+/// RunOptions::threads from Python, range-checked as `lmx run --threads` does.
+unsigned threads_option(long long threads) {
+  if (threads < 1 || threads > 64) raise("threads must be a whole number in 1..64, got " + std::to_string(threads));
+  return static_cast<unsigned>(threads);
+}
+
+std::string run(const std::string& scenario_json, const std::string& trace_path, long long threads) {
   const lmx::sim::Scenario s = guarded([&] { return lmx::sim::scenario_from_json(json::parse(scenario_json)); });
   std::optional<std::ofstream> trace;
   lmx::sim::RunOptions o;
+  o.threads = threads_option(threads);
   if (!trace_path.empty()) {
     trace.emplace(trace_path, std::ios::binary);
     if (!*trace) raise("trace: cannot write " + trace_path);
@@ -155,11 +162,11 @@ std::string run(const std::string& scenario_json, const std::string& trace_path)
 /// each Lock completion and Unlock, so that an application written in Python runs over lmx's locks.
 class Simulation final : public lmx::sim::LockListener {
  public:
-  Simulation(const std::string& scenario_json, py::object on_locked, py::object on_unlocked)
+  Simulation(const std::string& scenario_json, py::object on_locked, py::object on_unlocked, long long threads)
       : on_locked_(std::move(on_locked)), on_unlocked_(std::move(on_unlocked)) {
     const lmx::sim::Scenario s = guarded([&] { return lmx::sim::scenario_from_json(json::parse(scenario_json)); });
     lmx::sim::RunOptions o;
-    o.listener = this;
+    o.listener = this, o.threads = threads_option(threads);
     engine_ = guarded([&] { return lmx::sim::make_engine(s, o); });
   }
   void locked(lmx::sim::NodeId u, std::uint64_t ports) override {
@@ -367,7 +374,7 @@ PYBIND11_MODULE(_lmx, m) {
       return x.dump();
     });
   });
-  m.def("run", &run, py::arg("scenario_json"), py::arg("trace_path") = "");
+  m.def("run", &run, py::arg("scenario_json"), py::arg("trace_path") = "", py::arg("threads") = 1);
   m.def("check", &check);
   m.def("amoebot_run", &amoebot_run);
   m.def("amoebot_algorithms", [] {
@@ -382,7 +389,7 @@ PYBIND11_MODULE(_lmx, m) {
     return names;
   });
   py::class_<Simulation>(m, "Simulation")
-      .def(py::init<const std::string&, py::object, py::object>())
+      .def(py::init<const std::string&, py::object, py::object, long long>())
       .def("step", &Simulation::step)
       .def("run_until", &Simulation::run_until)
       .def("finish", &Simulation::finish)

@@ -54,12 +54,13 @@ def scenario(scenario=None, overrides=None, **kwargs):
     return _json.loads(_lmx.scenario(base, path, _overrides(overrides, kwargs)))
 
 
-def run(scenario=None, overrides=None, trace=None, **kwargs):
+def run(scenario=None, overrides=None, trace=None, threads=1, **kwargs):
     """Runs a scenario to its end; returns the `lmx run --json` summary as a dict (docs/run-format.md).
-    `trace`: a path to write the lmx-trace/1 trace to. The GIL is released while it runs; Ctrl-C
-    stops it (KeyboardInterrupt)."""
+    `trace`: a path to write the lmx-trace/1 trace to. `threads`: as `lmx run --threads` (1..64; a
+    mobile scenario plans its mobility on a second thread; the same run for every count). The GIL
+    is released while it runs; Ctrl-C stops it (KeyboardInterrupt)."""
     s = globals()["scenario"](scenario, overrides, **kwargs)
-    return _json.loads(_lmx.run(_json.dumps(s), _os.fspath(trace) if trace else ""))
+    return _json.loads(_lmx.run(_json.dumps(s), _os.fspath(trace) if trace else "", int(threads)))
 
 
 class Simulation:
@@ -68,10 +69,10 @@ class Simulation:
     `on_locked(u, ports)` (ports: a bit mask, bit 0 the node itself) and `on_unlocked(u)`, called
     inside `step()`. Use the scenario key `workload.kind = "manual"` to be the only caller of Lock."""
 
-    def __init__(self, scenario=None, overrides=None, on_locked=None, on_unlocked=None, **kwargs):
+    def __init__(self, scenario=None, overrides=None, on_locked=None, on_unlocked=None, threads=1, **kwargs):
         s = globals()["scenario"](scenario, overrides, **kwargs)
         self.scenario = s
-        self._sim = _lmx.Simulation(_json.dumps(s), on_locked, on_unlocked)
+        self._sim = _lmx.Simulation(_json.dumps(s), on_locked, on_unlocked, int(threads))
 
     def step(self):
         """One round (or time unit of the asynchronous engine); False once the run is over."""

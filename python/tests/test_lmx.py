@@ -34,6 +34,20 @@ def test_run_returns_the_cli_summary_with_the_same_trace_hash():
     assert other["trace_hash"] != r["trace_hash"]
 
 
+def test_threads_give_the_same_run():
+    # Enough nodes for mobility to be planned on the second thread (docs/simulator.md, "Threads").
+    one = lmx.run(nodes=5000, rounds=12, seed=2)
+    two = lmx.run(nodes=5000, rounds=12, seed=2, threads=2)
+    assert one["scenario"]["topology"]["kind"] == "mobility"
+    assert one["locks_completed"] > 0
+    assert two["trace_hash"] == one["trace_hash"]
+    assert two["locks_completed"] == one["locks_completed"]
+    sim = lmx.Simulation(nodes=5000, rounds=12, seed=2, threads=2)
+    assert sim.finish()["trace_hash"] == one["trace_hash"]
+    with pytest.raises(lmx.Error, match="threads must be a whole number in 1..64"):
+        lmx.run(nodes=10, threads=0)
+
+
 def test_a_toml_scenario_and_a_trace_file(tmp_path):
     toml = tmp_path / "s.toml"
     toml.write_text('name = "py"\nnodes = 30\nrounds = 100\n[topology]\nkind = "grid"\n')
