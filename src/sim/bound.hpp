@@ -32,7 +32,12 @@ template <class Word>
 std::uint64_t greedy_two_packing(const Network<Word>& net, const Workload& work, NodeId n) {
   std::vector<std::pair<std::uint32_t, NodeId>> order;  // (reach, node)
   order.reserve(n);
+  // Both passes read the neighbours' records at random places: those of the node `ahead` places on
+  // are loaded early (timing only).
+  constexpr NodeId ahead = 8;
   for (NodeId u = 0; u < n; ++u) {
+    if (u + ahead < n)
+      for (auto p : net.neighbours(u + ahead)) net.prefetch_adjacency(net.peer(u + ahead, p));
     if (!work.participating(u)) continue;
     std::uint32_t reach = net.neighbours(u).size();
     for (auto p : net.neighbours(u)) reach += net.neighbours(net.peer(u, p)).size();
@@ -41,7 +46,9 @@ std::uint64_t greedy_two_packing(const Network<Word>& net, const Workload& work,
   std::sort(order.begin(), order.end());
   std::vector<bool> blocked(n, false);  // within distance 2 of a chosen node
   std::uint64_t chosen = 0;
-  for (const auto& [reach, u] : order) {
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i + ahead < order.size()) net.prefetch_adjacency(order[i + ahead].second);
+    const NodeId u = order[i].second;
     if (blocked[u]) continue;
     ++chosen;
     blocked[u] = true;

@@ -142,6 +142,11 @@ class Network {
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
   }
+  /// Starts loading what link(u, ...) and the checks before it read and write.
+  void prefetch_link(NodeId u) const {
+    __builtin_prefetch(&neighbours_[u], 1), __builtin_prefetch(&peer_[std::size_t{u} * delta_], 1);
+    __builtin_prefetch(&peer_port_[std::size_t{u} * delta_], 1);
+  }
   [[nodiscard]] std::uint64_t edges() const { return edges_; }
 
   /// Establishes edge {u, v} on port pu of u and pv of v (both free).
