@@ -39,6 +39,7 @@ TEST(BenchScenario, ScaledDefaultIsTheRunOfLmxRun) {
                           "scenario_file",
                           "nodes",
                           "seed",
+                          "threads",
                           "engine",
                           "variant",
                           "topology",
@@ -161,6 +162,27 @@ TEST(BenchScenario, BadInputIsOneErrorLine) {
   expect_one_error_line(run_lmx("bench --scenario --nodes 10 --p 0.3"), "--p does not apply to --scenario");
   expect_one_error_line(run_lmx("bench --scenario --nodes 10 --lock-rounds 5"),
                         "--lock-rounds does not apply to --scenario");
+  expect_one_error_line(run_lmx("bench --scenario --nodes 10 --threads 0"),
+                        "--threads must be a whole number in 1..64");
+  expect_one_error_line(run_lmx("bench --threads 2"), "--threads applies to --scenario");
+  expect_one_error_line(run_lmx("run --threads 65"), "--threads must be a whole number in 1..64, got '65'");
+  expect_one_error_line(run_lmx("run --threads two"), "--threads must be a whole number in 1..64");
+}
+
+// --threads (docs/simulator.md, "Threads"): lmx run and lmx bench --scenario give the run of one
+// thread, with mobility planned ahead (5000 nodes: enough for it).
+TEST(BenchScenario, ThreadsGiveTheSameRun) {
+  const json one = run_json("run --set nodes=5000 --set rounds=20 --seed 5");
+  const json two = run_json("run --set nodes=5000 --set rounds=20 --seed 5 --threads 2");
+  const json bench = run_json("bench --scenario --nodes 5000 --rounds 20 --seed 5 --threads 2");
+  ASSERT_FALSE(one.empty());
+  ASSERT_FALSE(two.empty());
+  ASSERT_FALSE(bench.empty());
+  EXPECT_GT(one["locks_completed"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(two["trace_hash"], one["trace_hash"]);
+  EXPECT_EQ(two["locks_completed"], one["locks_completed"]);
+  EXPECT_EQ(bench["trace_hash"], one["trace_hash"]);
+  EXPECT_EQ(bench["threads"], 2);
 }
 
 }  // namespace lmx::test::bench_scenario_test
