@@ -27,7 +27,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
   if (s.engine == EngineKind::async) per_node += 32;      // the executions' queue
   if (s.engine == EngineKind::semi_sync) per_node += 16;  // deferred writes, at their cap
   const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
-  if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 32 : 16;  // positions (and waypoints)
+  // Positions; mobility adds waypoints and its plan's view of the ports (dynamics.hpp).
+  if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 44 : 16;
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;
   if (s.topology.kind == TopologyKind::regular)
