@@ -20,7 +20,6 @@
 // either way: same draws, same changes in the same order, same trace.
 #pragma once
 
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
