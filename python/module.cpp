@@ -137,7 +137,9 @@ void run_to_end(lmx::sim::Engine& e) {
 
 /// RunOptions::threads from Python, range-checked as `lmx run --threads` does.
 unsigned threads_option(long long threads) {
-  if (threads < 1 || threads > 64) raise("threads must be a whole number in 1..64, got " + std::to_string(threads));
+  if (threads < 1 || threads > lmx::sim::max_threads)
+    raise("threads must be a whole number in 1.." + std::to_string(lmx::sim::max_threads) + ", got " +
+          std::to_string(threads));
   return static_cast<unsigned>(threads);
 }
 

@@ -303,10 +303,10 @@ class Dynamics {
   Rng rng_before_plan_;
   bool ahead_ = false;
   std::uint64_t planned_ahead_ = 0;
-  BackgroundWorker worker_;  ///< last: destroyed first, so a plan in flight ends before the rest
   std::vector<std::pair<NodeId, NodeId>> initial_edges_, swizzled_;
   std::multimap<std::uint64_t, std::pair<NodeId, NodeId>> restore_;
   std::vector<NodeId> entered_win_;
+  BackgroundWorker worker_;  ///< last: destroyed first, so a plan in flight ends before the rest
 };
 
 }  // namespace lmx::sim

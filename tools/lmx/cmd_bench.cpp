@@ -339,7 +339,7 @@ const lmx::cli::Register bench_command{
            namespace bs = lmx::cli::bench_scenario;
            bs::Request q;
            q.file = scenario_file, q.defer_writes = !immediate;
-           q.threads = static_cast<unsigned>(whole_number(threads_text, "--threads", 1, lmx::cli::max_threads));
+           q.threads = static_cast<unsigned>(whole_number(threads_text, "--threads", 1, lmx::sim::max_threads));
            // The scenario's limits for --nodes and --rounds (the async engine's lower cap on rounds
            // is the validator's word). The built-in scenario runs at --nodes, given or not; a file
            // keeps its own unless --nodes is given.

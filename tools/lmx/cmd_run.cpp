@@ -159,7 +159,7 @@ const lmx::cli::Register run_command{
        cmd->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = seed;
          const auto threads =
-             static_cast<unsigned>(lmx::cli::whole_number(a.threads, "--threads", 1, lmx::cli::max_threads));
+             static_cast<unsigned>(lmx::cli::whole_number(a.threads, "--threads", 1, lmx::sim::max_threads));
          const Scenario s = load(a);
          // Outputs are never written over the inputs, nor over each other.
          const std::vector<std::string> inputs{a.scenario_file, s.topology.file};

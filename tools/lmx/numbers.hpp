@@ -23,7 +23,4 @@ inline std::uint64_t whole_number(const std::string& text, const char* option, s
   return x;
 }
 
-/// Threads a run may use, as `--threads` accepts them.
-inline constexpr std::uint64_t max_threads = 64;
-
 }  // namespace lmx::cli

@@ -76,6 +76,8 @@ struct RunOptions {
   /// changes, same trace. More than 2 are accepted and not used yet.
   unsigned threads = 1;
 };
+/// The most threads the command line and the Python module accept for RunOptions::threads.
+inline constexpr unsigned max_threads = 64;
 
 /// What a node looks like from outside (for the application API and tests).
 struct NodeView {
