@@ -33,7 +33,10 @@ struct Ev {
 class EventLog {
  public:
   static constexpr std::size_t ring_size = 4096;
-  void add(const Ev& e) { add(first_word(e.kind, e.b1, e.b2, e.b3, e.u), second_word(e.v, e.tick)); }
+  // Inline by force: every action logs an event, and GCC kept this out of line.
+  [[gnu::always_inline]] void add(const Ev& e) {
+    add(first_word(e.kind, e.b1, e.b2, e.b3, e.u), second_word(e.v, e.tick));
+  }
   /// The two hashed words of an event, for callers that build them in parts (a send's words differ
   /// only in the port and the receiver).
   static constexpr std::uint64_t first_word(EvKind kind, std::uint8_t b1, std::uint8_t b2, std::uint8_t b3,
@@ -44,7 +47,7 @@ class EventLog {
   static constexpr std::uint64_t second_word(std::uint32_t v, std::uint32_t tick) {
     return std::uint64_t{v} | (std::uint64_t{tick} << 32);
   }
-  void add(std::uint64_t w1, std::uint64_t w2) {
+  [[gnu::always_inline]] void add(std::uint64_t w1, std::uint64_t w2) {
     // The ring keeps the two hashed words, not the Ev: one computation serves both, and the
     // index is a mask (ring_size is a power of two).
     fold(w1), fold(w2);
