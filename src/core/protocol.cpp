@@ -250,7 +250,8 @@ LMX_HANDLER void Protocol<Word>::clean_up_action(State& s, const Context<Word>& 
 
 // A2.1-A2.4 ReceiveRequest: on receiving request-lock(p) via port l.
 template <class Word>
-LMX_HANDLER void Protocol<Word>::receive_request(State& s, Port l, Message m, const Context<Word>& ctx, Out& out) const {
+LMX_HANDLER void Protocol<Word>::receive_request(State& s, Port l, Message m, const Context<Word>& ctx,
+                                                 Out& out) const {
   clean_up(s, ctx, out, Ports::of(l));  // A2.2 (R2 may answer l)
   if (s.applicants.contains(l)) {       // A2.3
     s.applicants.erase(l);              // A2.3 A <- A \ {l}
@@ -275,7 +276,8 @@ LMX_HANDLER void Protocol<Word>::receive_request(State& s, Port l, Message m, co
 
 // A2.5-A2.10 CheckPriorities: (phase = COMPETE) and (|C| = |P|) [fast, F1: and lock = bottom].
 template <class Word>
-LMX_HANDLER void Protocol<Word>::check_priorities(State& s, const Context<Word>& ctx, PriorityDraw draw, Out& out) const {
+LMX_HANDLER void Protocol<Word>::check_priorities(State& s, const Context<Word>& ctx, PriorityDraw draw,
+                                                  Out& out) const {
   clean_up(s, ctx, out, s.candidates - ctx.disconnected);  // A2.6
   Ports best = s.priorities.highest();
   // FAST F2: a tie for the highest priority is broken by the participant, with one draw in [0, K)
