@@ -489,13 +489,21 @@ void apply_override(json& j, const std::string& assignment) {
   } catch (const toml::parse_error&) {
     value = text;  // a bare word such as `paper` or `semi-sync` is a string
   }
+  try {
+    set_dotted_key(j, key, value);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(shown_assignment + ": " + e.what());
+  }
+}
+
+void set_dotted_key(json& j, const std::string& key, const json& value) {
   json* at = &j;
   std::size_t start = 0;
   for (;;) {
     const auto dot = key.find('.', start);
     const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty()) throw ScenarioError(shown_assignment + ": empty key part");
-    if (!at->is_object()) throw ScenarioError(shown_assignment + ": '" + printable(part) + "' is not inside a table");
+    if (part.empty()) throw ScenarioError("empty key part");
+    if (!at->is_object()) throw ScenarioError("'" + printable(key.substr(0, start - 1)) + "' is not a table");
     if (dot == std::string::npos) {
       (*at)[part] = value;
       return;

@@ -132,24 +132,6 @@ void collect(const toml::table& t, const std::string& prefix, std::vector<Entry>
   }
 }
 
-/// Sets a dotted scenario key, creating tables on the way (as `lmx run --set` does).
-void set_dotted(json& j, const std::string& key, const json& value) {
-  json* at = &j;
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = key.find('.', start);
-    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!at->is_object()) throw SweepError("'" + key.substr(0, start - 1) + "' is not a table");
-    if (dot == std::string::npos) {
-      (*at)[part] = value;
-      return;
-    }
-    at = &(*at)[part];
-    if (at->is_null()) *at = json::object();
-    start = dot + 1;
-  }
-}
-
 std::string fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) {
@@ -574,8 +556,8 @@ std::vector<Point> expand(const Sweep& sweep) {
           fs::path(value.get<std::string>()).is_relative())
         value = (sweep.file.parent_path() / value.get<std::string>()).lexically_normal().string();
       try {
-        set_dotted(scenario, sweep.axes[a].key, value);
-      } catch (const SweepError& e) {
+        lmx::sim::set_dotted_key(scenario, sweep.axes[a].key, value);
+      } catch (const lmx::sim::ScenarioError& e) {
         throw SweepError(where + ": point " + describe_grid(grid) + ": grid key '" + sweep.axes[a].key +
                          "': " + e.what());
       }

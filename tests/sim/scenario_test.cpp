@@ -443,5 +443,23 @@ TEST(Scenario, DefaultRadiusKeepsTheMeanDegreeAtEveryNodeCount) {
   EXPECT_NEAR(large / small, 1.0, 0.1) << small << " vs " << large;
 }
 
+// `--set` and the sweep's grid set dotted keys through one function (set_dotted_key).
+TEST(Scenario, DottedKeysCreateTablesAndNameWhatIsNotATable) {
+  json j = {{"topology", {{"kind", "ring"}}}};
+  set_dotted_key(j, "dynamics.churn.birth", 0.5);
+  EXPECT_EQ(j["dynamics"]["churn"]["birth"], 0.5);
+  auto error = [&](const std::string& assignment) {
+    try {
+      apply_override(j, assignment);
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("topology.kind.x=1"), "--set 'topology.kind.x=1': 'topology.kind' is not a table");
+  EXPECT_EQ(error("topology..x=1"), "--set 'topology..x=1': empty key part");
+  EXPECT_EQ(j["topology"]["kind"], "ring");  // unchanged by the failed assignments
+}
+
 }  // namespace
 }  // namespace lmx::sim

@@ -160,6 +160,10 @@ nlohmann::json scenario_json_from_toml_file(const std::string& path);
 nlohmann::json scenario_json_from_toml(std::string_view text, const std::string& path);
 /// Applies one `key=value` override (dotted key; value in TOML syntax, bare words taken as strings).
 void apply_override(nlohmann::json& j, const std::string& assignment);
+/// Sets a dotted key ("topology.radius") in a scenario document, creating tables on the way, as
+/// apply_override and the sweep's grid do. Throws ScenarioError for an empty key part or a part
+/// under a value that is not a table.
+void set_dotted_key(nlohmann::json& j, const std::string& key, const nlohmann::json& value);
 
 // Validation helpers, shared by the validator and the commands.
 
