@@ -7,7 +7,8 @@
 //   monitors.hpp      P1-P7 and the findings;
 //   metrics.hpp       what the summary measures;
 //   trace_writer.hpp  the event hash and the lmx-trace/1 lines;
-//   summary.hpp       the run summary and the trace header.
+//   summary.hpp       the run summary and the trace header;
+//   engine_api.hpp    this class's application API, stall check and summary, defined out of it.
 // This file holds an activation (the hot path: candidates, the adversary's pick, the core's step,
 // its sends) and the rounds of both engines; the parts' methods it calls are inline.
 #include <algorithm>
@@ -108,61 +109,13 @@ class EngineImpl final : public Engine {
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
   }
 
-  // ---------------------------------------------------------------- application API
-  bool request_lock(NodeId u) override {
-    resume(u);
-    App& a = work_.app(u);
-    if (!requested_.empty()) requested_[u] = protocol_.all_ports().bits();
-    if (state_.at(u).state != InitiatorState::idle || a.phase == AppPhase::requesting ||
-        a.phase == AppPhase::wait_lock) {
-      trace_call(u, "lock", false);
-      return false;
-    }
-    a.phase = AppPhase::wait_lock, a.timer = now_;
-    return true;
-  }
-  bool request_lock(NodeId u, std::uint64_t requested) override {
-    if (!request_lock(u)) return false;
-    // Kept only once some node asks for a subset: full-neighbourhood runs do not pay for it.
-    if (requested_.empty()) requested_.assign(n_, protocol_.all_ports().bits());
-    requested_[u] = static_cast<Word>((requested & protocol_.all_ports().bits()) | 1u);
-    return true;
-  }
-  bool request_unlock(NodeId u) override {
-    resume(u);
-    App& a = work_.app(u);
-    if (state_.at(u).state != InitiatorState::locked || a.phase == AppPhase::wait_unlock) {
-      trace_call(u, "unlock", false);
-      return false;
-    }
-    a.phase = AppPhase::wait_unlock, a.timer = now_;
-    return true;
-  }
-  std::string connect(NodeId u, Port pu, NodeId v, Port pv) override {
-    dynamics_.discard_plan();  // before the port draws below, and the graph's change
-    if (u >= n_ || v >= n_ || u == v) return "connect: bad nodes";
-    if (pu == 0) pu = dynamics_.random_free_port(net_.free_ports(u));
-    if (pv == 0) pv = dynamics_.random_free_port(net_.free_ports(v));
-    if (pu == 0 || pv == 0) return "connect: the Delta cap leaves no free port";
-    if (pu > delta_ || pv > delta_) return "connect: port outside 1..Delta";
-    if (net_.peer(u, pu) != no_node || net_.peer(v, pv) != no_node) return "connect: port taken";
-    if (net_.adjacent(u, v)) return "connect: already neighbours";
-    link(u, pu, v, pv);
-    return {};
-  }
-  std::string cut(NodeId u, Port pu) override {
-    dynamics_.discard_plan();
-    if (u >= n_ || pu == 0 || pu > delta_ || net_.peer(u, pu) == no_node) return "cut: no edge";
-    unlink(u, pu);
-    return {};
-  }
-  void move(NodeId u, double x, double y) override {
-    dynamics_.discard_plan();
-    auto& positions = dynamics_.positions();
-    if (positions.size() != n_) positions.assign(n_, {0.5, 0.5});
-    positions.at(u) = {x, y};
-    moved(u);
-  }
+  // ---------------------------------------------------------------- application API (engine_api.hpp)
+  bool request_lock(NodeId u) override;
+  bool request_lock(NodeId u, std::uint64_t requested) override;
+  bool request_unlock(NodeId u) override;
+  std::string connect(NodeId u, Port pu, NodeId v, Port pv) override;
+  std::string cut(NodeId u, Port pu) override;
+  void move(NodeId u, double x, double y) override;
   [[nodiscard]] Link far_end(NodeId u, Port p) const override {
     if (u >= n_ || p == 0 || p > delta_) return {};
     const NodeId v = net_.peer(u, p);
@@ -175,15 +128,7 @@ class EngineImpl final : public Engine {
   void trace_line(const char* ev, const nlohmann::ordered_json& fields) override {
     if (trace_.enabled()) trace_.app_line(ev, fields);
   }
-  [[nodiscard]] NodeView node(NodeId u) const override {
-    const State& s = state_.at(u);
-    NodeView v;
-    v.lock_port = s.lock_port, v.state = s.state, v.phase = s.phase;
-    v.lock_set = s.lock_set.bits(), v.replied = s.replied.bits();
-    v.neighbours = net_.neighbours(u).bits(), v.disconnected = net_.detector(u).bits();
-    v.locks_completed = work_.app(u).locks;
-    return v;
-  }
+  [[nodiscard]] NodeView node(NodeId u) const override;
   [[nodiscard]] const std::vector<Violation>& violations() const override { return monitors_.violations(); }
   [[nodiscard]] std::uint64_t in_transit() const override { return net_.in_transit(); }
   [[nodiscard]] std::uint64_t actions() const override { return metrics_.actions; }
@@ -198,14 +143,7 @@ class EngineImpl final : public Engine {
     resume(u);
     net_.set_detector(u, Ports(static_cast<Word>(ports)));
   }
-  void inject_message(NodeId u, Port port, std::uint8_t byte) override {
-    resume(u);
-    if (!net_.inject(u, port, byte, next_id_++)) channel_overflow(u, port);
-    if (port == core::self_port || net_.peer(u, port) != no_node) {
-      const NodeId from = port ? net_.peer(u, port) : u;
-      monitors_.edge_bound(u, port, net_.along(u, port, from, port ? net_.peer_port(u, port) : Port{0}));
-    }
-  }
+  void inject_message(NodeId u, Port port, std::uint8_t byte) override;
 
   // ---------------------------------------------------------------- running
   bool step() override {
@@ -485,41 +423,11 @@ class EngineImpl final : public Engine {
   }
   /// The paper's lock set of u (Section 3.2): u if lock(u) = 0, plus the neighbours whose lock
   /// names their port to u; as a JSON array text.
-  std::string paper_lock_set(NodeId u) const {
-    std::vector<NodeId> set;
-    if (state_[u].lock_port == core::self_port) set.push_back(u);
-    for (Port p : net_.neighbours(u)) {
-      const NodeId v = net_.peer(u, p);
-      if (state_[v].lock_port == net_.peer_port(u, p)) set.push_back(v);
-    }
-    std::sort(set.begin(), set.end());
-    return json(set).dump();
-  }
+  std::string paper_lock_set(NodeId u) const;
 
   /// A global stall: requests pending, nothing in transit, no enabled action that changes state,
   /// and no application call left that could change that. Nothing can happen any more.
-  void check_stall() {
-    if (work_.pending == 0 && work_.unlocking == 0) return;
-    if (net_.in_transit() != 0) return;
-    std::vector<NodeId> stuck;
-    for (NodeId u = 0; u < n_; ++u) {
-      const App& a = work_.app(u);
-      if (a.phase == AppPhase::wait_lock || a.phase == AppPhase::wait_unlock) return;  // a call will come
-      if (!useful_guarded(u).empty()) return;
-      if (a.phase == AppPhase::requesting || a.phase == AppPhase::unlocking) stuck.push_back(u);
-    }
-    if (stuck.empty()) return;
-    stalled_ = true;
-    const State& s = state_[stuck[0]];
-    std::string detail = "global stall: " + std::to_string(stuck.size()) +
-                         " request(s) pending, nothing in transit, no enabled action changes state; e.g. node " +
-                         std::to_string(stuck[0]) + " in state " + std::string(core::to_string(s.state)) +
-                         " with L=" + ports_text(s.lock_set) + " R=" + ports_text(s.replied) +
-                         " D=" + ports_text(net_.detector(stuck[0]));
-    if (stuck.size() > 8) stuck.resize(8);
-    monitors_.report("P7", stuck, {}, detail);
-    done_ = true;
-  }
+  void check_stall();
 
   // ---------------------------------------------------------------- engines
   void semi_sync_round(std::uint64_t round) {
@@ -643,29 +551,7 @@ class EngineImpl final : public Engine {
            scheduler_.bytes();
   }
 
-  json summary() {
-    dynamics_.discard_plan();  // a run ended early may have one in flight, which reads the graph
-    net_.flush_deferred();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
-    const std::uint64_t events_hash = trace_.events().hash();
-    json result =
-        summarize(RunRecord<Word>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_, interrupted_, state_,
-                                  net_, work_, monitors_, metrics_, memory_bytes(), wall, events_hash});
-    if (trace_.enabled()) {
-      result["line_hash"] = trace::hex64(trace_.line_hash());
-      json end = {{"ev", "end"},
-                  {"t", trace_.lines()},
-                  {"round", rounds_done_},
-                  {"rounds", rounds_done_},
-                  {"events", trace_.lines() - 1},
-                  {"hash", trace::hex64(trace_.line_hash())},
-                  {"event_hash", trace::hex64(events_hash)},
-                  {"stalled", stalled_}};
-      if (interrupted_) end["interrupted"] = true;  // the run stopped before its last round
-      trace_.end(end);
-    }
-    return result;
-  }
+  json summary();
 
   /// Deferred writes apply to the semi-synchronous scan (not to the sequential activation, which
   /// picks nodes at random) without trace lines (message ids live in the channels' id array,
@@ -710,6 +596,12 @@ class EngineImpl final : public Engine {
 };
 
 }  // namespace
+}  // namespace lmx::sim
+
+// The members defined out of the class (the application API, the stall check, the summary).
+#include "engine_api.hpp"
+
+namespace lmx::sim {
 
 bool p5_holds(unsigned layout_bits, unsigned paper_bits) { return layout_bits <= 8 * paper_bits; }
 
