@@ -168,15 +168,25 @@ InitialTopology build_topology(const Scenario& s, Rng& rng) {
     // Configuration model: every node gets `degree` stubs, stubs are paired at random, and the
     // self-loops and duplicate pairs this produces are dropped (so degrees are <= degree).
     const unsigned d = s.topology.degree ? s.topology.degree : s.delta;
-    std::vector<NodeId> stubs;
-    stubs.reserve(std::size_t{n} * d);
-    for (NodeId u = 0; u < n; ++u)
-      for (unsigned i = 0; i < d; ++i) stubs.push_back(u);
-    for (std::size_t i = stubs.size(); i > 1; --i)
-      std::swap(stubs[i - 1], stubs[rng.below(static_cast<std::uint32_t>(i))]);
-    t.edges.reserve(stubs.size() / 2);
-    for (std::size_t i = 0; i + 1 < stubs.size(); i += 2)
-      if (stubs[i] != stubs[i + 1]) t.edges.emplace_back(stubs[i], stubs[i + 1]);
+    // The stubs are shuffled where the edges will be: stub i is one end of pair i / 2 (the last
+    // one, for an odd count, on its own), so the set-up holds one array of n * d node numbers
+    // rather than the stubs and then the edges (32 bytes per node less at the peak for d = 8,
+    // with the same draws and the same edges).
+    const std::size_t stubs = std::size_t{n} * d;
+    t.edges.resize(stubs / 2);
+    NodeId unpaired = 0;
+    auto stub = [&](std::size_t i) -> NodeId& {
+      if (i == stubs - 1 && stubs % 2 == 1) return unpaired;
+      auto& pair = t.edges[i / 2];
+      return i % 2 == 0 ? pair.first : pair.second;
+    };
+    for (std::size_t i = 0; i < stubs; ++i) stub(i) = static_cast<NodeId>(i / d);
+    for (std::size_t i = stubs; i > 1; --i) std::swap(stub(i - 1), stub(rng.below(static_cast<std::uint32_t>(i))));
+    // Self-loops dropped, in place and in order.
+    std::size_t kept = 0;
+    for (const auto& pair : t.edges)
+      if (pair.first != pair.second) t.edges[kept++] = pair;
+    t.edges.resize(kept);
     t.cap_is_error = false;  // duplicates are dropped by the engine's connect
   } else {                   // unit-disk, mobility
     t.positions = random_positions(n, rng);
