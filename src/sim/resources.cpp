@@ -31,8 +31,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
   if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 44 : 16;
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;
-  if (s.topology.kind == TopologyKind::regular)
-    pairs = n * (s.topology.degree ? s.topology.degree : delta);  // stubs and edges
+  if (s.topology.kind == TopologyKind::regular)  // the stubs, shuffled in place as the edges
+    pairs = n * (s.topology.degree ? s.topology.degree : delta) / 2;
   if (s.topology.kind == TopologyKind::ring || s.topology.kind == TopologyKind::grid) pairs = 2 * n;
   if (s.topology.kind == TopologyKind::edges) pairs = double(s.topology.edges.size()) * 2 + 2 * n * delta;
   if (geometric) {
