@@ -327,6 +327,17 @@ class Network {
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
     __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
   }
+  /// In two steps, for the asynchronous engine, whose next executions are known a few places ahead:
+  /// w's own channels and peer list first, then (a few executions later, once the peer list is in
+  /// cache) the neighbours' channels its sends will write.
+  void prefetch_own(NodeId w) const {
+    __builtin_prefetch(&peer_[std::size_t{w} * delta_]);
+    const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
+    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
+  }
+  void prefetch_far(NodeId w) const {
+    for (Port p : neighbours(w)) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+  }
   /// Before a send: start loading the receivers' channels so that their cache misses overlap
   /// (deferred writes do not load them now).
   void prefetch_receivers(NodeId u, Ports ports) const {
