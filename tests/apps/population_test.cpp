@@ -147,6 +147,34 @@ TEST(ProtocolFile, CountsFixThePopulationAndFractionsAreRoundedToIt) {
   EXPECT_EQ(c[1], 67u);  // 66.67 has the larger remainder
 }
 
+// A symmetric file without rules read every pair's rules before any list existed (out of bounds;
+// found by fuzz/pp_protocol_fuzz.cpp). Every pair is null.
+TEST(ProtocolFile, ASymmetricFileWithoutRulesHasOnlyNullPairs) {
+  json j = minimal();
+  j["symmetric"] = true;
+  j["rules"] = json::array();
+  const Protocol p = protocol_from_json(j, "p.toml");
+  for (AgentState a = 0; a < p.states.size(); ++a)
+    for (AgentState b = 0; b < p.states.size(); ++b) {
+      EXPECT_TRUE(p.outcomes(a, b).empty());
+      EXPECT_FALSE(p.changes(a, b));
+    }
+}
+
+// The JSON form reads back as the same protocol. It wrote counts as 7.0 and 3.0, which read back
+// as fractions summing to 10 (found by fuzz/pp_protocol_fuzz.cpp).
+TEST(ProtocolFile, TheJsonFormReadsBackAsTheSameProtocol) {
+  json j = minimal();
+  for (const json& initial : {json{{"A", 7}, {"B", 3}}, json{{"A", 0.25}, {"B", 0.75}}}) {
+    j["initial"] = initial;
+    const Protocol p = protocol_from_json(j, "p.toml");
+    const Protocol again = protocol_from_json(p.to_json(), "again");
+    EXPECT_EQ(again.to_json(), p.to_json()) << initial;
+    EXPECT_EQ(again.initial_counts, p.initial_counts) << initial;
+    EXPECT_EQ(again.agents, p.agents) << initial;
+  }
+}
+
 TEST(ShippedProtocols, AllParseAndTheAveragingFileIsTheCxxProtocol) {
   std::set<std::string> names;
   for (const ShippedProtocol& s : shipped_protocols()) {

@@ -83,8 +83,11 @@ class Protocol {
   StopCondition stop;
 
   /// The outcomes of the ordered pair (a, b); empty: the pair does not change (a null rule).
+  /// Before any rule is added (a file with `rules = []`), every pair is null.
   [[nodiscard]] const std::vector<Outcome>& outcomes(AgentState a, AgentState b) const {
-    return rules_[static_cast<std::size_t>(a) * states.size() + b];
+    static const std::vector<Outcome> none;
+    const std::size_t i = static_cast<std::size_t>(a) * states.size() + b;
+    return i < rules_.size() ? rules_[i] : none;
   }
   /// Whether some outcome of (a, b) changes a state.
   [[nodiscard]] bool changes(AgentState a, AgentState b) const;

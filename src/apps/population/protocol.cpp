@@ -407,9 +407,11 @@ json Protocol::to_json() const {
         if (o.probability != 1) text += " @ " + json(o.probability).dump();
         rules.push_back(text);
       }
+  // Counts as integers: read back, an amount written 30.0 is a fraction (and the file invalid).
   json init = json::object();
   for (unsigned i = 0; i < s; ++i)
-    if (initial[i] > 0) init[states[i]] = initial[i];
+    if (initial[i] > 0)
+      init[states[i]] = initial_counts ? json(static_cast<std::uint64_t>(initial[i])) : json(initial[i]);
   json out = json::object();
   for (unsigned i = 0; i < s; ++i) out[states[i]] = outputs[i];
   return {{"name", name},     {"group", group == GroupRule::each ? "each" : "one"},
