@@ -384,7 +384,9 @@ int sweep_command_main(const SweepArgs& a) {
 #ifdef LMX_WITH_MPI
   const lmx::sweep::mpi::Session session;
   if (session.size() == 1) return run_sweep(a, spread);  // one rank: the threads of this process
-  if (a.jobs && session.rank() != 0) return 2;           // rank 0 says why
+  // Rank 0 says why and exits 2; the others end quietly with 0. Had they exited 2 at once, the
+  // launcher could stop the job before rank 0's message was out (seen under load).
+  if (a.jobs && session.rank() != 0) return 0;
   if (a.jobs) throw Failure("--jobs: under MPI each rank runs one point at a time; start one rank per core instead");
   if (session.rank() != 0) return serve_sweep(a, session);
   spread.session = &session;
@@ -400,9 +402,10 @@ int sweep_command_main(const SweepArgs& a) {
     throw;
   }
 #else
-  // Every rank fails alike; the rank the launcher gave (when it says) lets only rank 0 say why.
+  // Every rank fails alike; the rank the launcher gave (when it says) lets only rank 0 say why, and
+  // exit 2 (the others end with 0, so that the launcher does not stop rank 0 before it has said it).
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* rank = std::getenv(name); rank != nullptr && std::string_view(rank) != "0") return 2;
+    if (const char* rank = std::getenv(name); rank != nullptr && std::string_view(rank) != "0") return 0;
   throw Failure(
       "this lmx was built without MPI (LMX_BUILD_MPI=OFF), so under mpirun every rank would run the whole sweep; "
       "run it without mpirun, or build it with MPI");
