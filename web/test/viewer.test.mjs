@@ -78,6 +78,23 @@ test('demo trace: stepping to the first Lock completion shows the lock set', asy
   await page.close();
 });
 
+test('a flash stays 1.5 s after the last one, whatever the earlier ones set', async () => {
+  const page = await open(fixture('demo.jsonl'));
+  await page.clock.install();
+  await page.click('#next-lock');
+  await page.click('#next-lock');
+  await page.click('#next-lock');
+  assert.match(await text(page, '#banner'), /no further Lock completion/);
+  await page.clock.runFor(1000);
+  await page.click('#next-lock');  // flashes again, 1 s after the first
+  await page.clock.runFor(600);    // the first flash's 1.5 s are over, the second's are not
+  assert.match(await text(page, '#banner'), /no further Lock completion/);
+  await page.clock.runFor(1000);
+  assert.doesNotMatch(await page.locator('#banner').textContent(), /no further Lock completion/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a real lmx run trace opens without warnings and shows a completed lock set', async () => {
   const trace = path.join(scratch, 'run.jsonl');
   const run = spawn(lmxBin(), ['run', '--set', 'nodes=30', '--set', 'rounds=80', '--set', 'topology.radius=0.25', '--trace', trace]);

@@ -31,12 +31,15 @@ export function jump(codes, label) {
   if (ui.trace.kind[t] === KIND.done_lock || ui.trace.kind[t] === KIND.interact || ui.trace.kind[t] === KIND.amoebot_act) select(ui.trace.node[t]);
   else if (ui.trace.kind[t] === KIND.violation && ui.trace.node[t] >= 0) select(ui.trace.node[t]);
 }
+// A flash shows for 1.5 s after the last one: an earlier flash's timer must not clear a newer one.
+let flashTimer = null;
 function flash(msg) {
   const b = $('banner');
   b.textContent = msg;
   b.hidden = false;
   b.dataset.transient = '1';
-  setTimeout(() => { if (b.dataset.transient === '1') updateBanner(); }, 1500);
+  clearTimeout(flashTimer);
+  flashTimer = setTimeout(() => { if (b.dataset.transient === '1') updateBanner(); }, 1500);
 }
 export function select(u) {
   ui.selected = Number.isInteger(u) && ui.trace && u >= 0 && u < ui.trace.n ? u : null;
