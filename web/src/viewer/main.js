@@ -14,8 +14,6 @@ import { showError, loadText, loadFile } from './loading.js';
 import { goto, step, jump, select, setPlaying } from './navigation.js';
 import { $, ui } from './ui.js';
 
-export { STATE_COLOUR, PHASE_COLOUR } from './legend.js';
-
 // ---------- input ----------
 function nodeAt(px, py) {
   if (!ui.trace) return null;
