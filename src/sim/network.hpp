@@ -318,14 +318,10 @@ class Network {
   }
 
   /// Starts loading what w's activation will touch: its own channels and, for its sends, its
-  /// neighbours' channels (or, with deferred writes, its peer list).
+  /// neighbours' channels (with deferred writes, only its peer list).
   void prefetch(NodeId w) const {
-    if (!batching_)
-      for (Port p : neighbours(w)) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
-    else  // w's neighbours, read at its deliveries and sends
-      __builtin_prefetch(&peer_[std::size_t{w} * delta_]);
-    const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
-    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
+    if (!batching_) prefetch_far(w);
+    prefetch_own(w);
   }
   /// In two steps, for the asynchronous engine, whose next executions are known a few places ahead:
   /// w's own channels and peer list first, then (a few executions later, once the peer list is in
