@@ -2,7 +2,9 @@
 // makes of the same scenario (the same trace hash), or it would measure something else; its bad
 // input is one error line and exit code 2. No timing is asserted: only that the figures are there.
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -163,16 +165,19 @@ TEST(BenchScenario, BadInputIsOneErrorLine) {
   expect_one_error_line(run_lmx("bench --scenario --nodes 10 --lock-rounds 5"),
                         "--lock-rounds does not apply to --scenario");
   expect_one_error_line(run_lmx("bench --scenario --nodes 10 --threads 0"),
-                        "--threads must be a whole number in 1..64");
+                        "--threads must be 'auto' or a whole number in 1..64");
   expect_one_error_line(run_lmx("bench --threads 2"), "--threads applies to --scenario");
-  expect_one_error_line(run_lmx("run --threads 65"), "--threads must be a whole number in 1..64, got '65'");
-  expect_one_error_line(run_lmx("run --threads two"), "--threads must be a whole number in 1..64");
+  expect_one_error_line(run_lmx("run --threads 65"), "--threads must be 'auto' or a whole number in 1..64, got '65'");
+  expect_one_error_line(run_lmx("run --threads two"), "--threads must be 'auto' or a whole number in 1..64");
+  expect_one_error_line(run_lmx("run --threads ''"), "--threads must be 'auto' or a whole number in 1..64");
+  expect_one_error_line(run_lmx("run --threads 99999999999999999999"),
+                        "--threads must be 'auto' or a whole number in 1..64");
 }
 
 // --threads (docs/simulator.md, "Threads"): lmx run and lmx bench --scenario give the run of one
 // thread, with mobility planned ahead (5000 nodes: enough for it).
 TEST(BenchScenario, ThreadsGiveTheSameRun) {
-  const json one = run_json("run --set nodes=5000 --set rounds=20 --seed 5");
+  const json one = run_json("run --set nodes=5000 --set rounds=20 --seed 5 --threads 1");
   const json two = run_json("run --set nodes=5000 --set rounds=20 --seed 5 --threads 2");
   const json bench = run_json("bench --scenario --nodes 5000 --rounds 20 --seed 5 --threads 2");
   ASSERT_FALSE(one.empty());
@@ -183,6 +188,26 @@ TEST(BenchScenario, ThreadsGiveTheSameRun) {
   EXPECT_EQ(two["locks_completed"], one["locks_completed"]);
   EXPECT_EQ(bench["trace_hash"], one["trace_hash"]);
   EXPECT_EQ(bench["threads"], 2);
+}
+
+// --threads auto, lmx run's default: 2 threads where this process may use 2 CPUs (the most that
+// help a run), else 1; the same run either way.
+TEST(BenchScenario, AutoThreadsAreTheUsableCpusUpToTwo) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const unsigned expected = std::min(2, CPU_COUNT(&set));
+  const json one = run_json("run --set nodes=5000 --set rounds=10 --seed 7 --threads 1");
+  const json by_default = run_json("run --set nodes=5000 --set rounds=10 --seed 7");
+  const json bench = run_json("bench --scenario --nodes 5000 --rounds 10 --seed 7 --threads auto");
+  ASSERT_FALSE(one.empty());
+  ASSERT_FALSE(by_default.empty());
+  ASSERT_FALSE(bench.empty());
+  EXPECT_EQ(bench["threads"], expected);
+  EXPECT_EQ(by_default["threads"], expected);
+  EXPECT_EQ(one["threads"], 1);
+  EXPECT_EQ(by_default["trace_hash"], one["trace_hash"]);
+  EXPECT_EQ(bench["trace_hash"], one["trace_hash"]);
 }
 
 }  // namespace lmx::test::bench_scenario_test

@@ -321,10 +321,10 @@ const lmx::cli::Register bench_command{
            "Nodes of the lock workload (Delta = 8, K = 32, async, idle 4, hold 2), 2..1000000 (default 1000)");
        auto* lock_rounds_opt =
            cmd->add_option("--lock-rounds", lock_rounds_text, "Rounds of the lock workload, 1..1000000 (default 2000)");
-       auto* threads_opt = cmd->add_option(
-           "--threads", threads_text,
-           "With --scenario: threads, 1..64 (default 1), as lmx run --threads (a mobile scenario plans its mobility "
-           "on a second thread; same run, same trace hash)");
+       auto* threads_opt = cmd->add_option("--threads", threads_text,
+                                           "With --scenario: threads, 1..64 or auto (default 1), as lmx run --threads "
+                                           "(a mobile scenario plans its mobility "
+                                           "on a second thread; same run, same trace hash)");
        cmd->add_flag("--json", as_json, "Print one JSON object");
        cmd->add_flag("--immediate-writes", immediate,
                      "Write each message into the receiver's channel at the send (no deferred writes; same run, "
@@ -339,7 +339,7 @@ const lmx::cli::Register bench_command{
            namespace bs = lmx::cli::bench_scenario;
            bs::Request q;
            q.file = scenario_file, q.defer_writes = !immediate;
-           q.threads = static_cast<unsigned>(whole_number(threads_text, "--threads", 1, lmx::sim::max_threads));
+           q.threads = lmx::cli::threads_option(threads_text, "--threads");
            // The scenario's limits for --nodes and --rounds (the async engine's lower cap on rounds
            // is the validator's word). The built-in scenario runs at --nodes, given or not; a file
            // keeps its own unless --nodes is given.

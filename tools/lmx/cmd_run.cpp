@@ -27,7 +27,7 @@ struct RunArgs {
   std::string report;
   bool json = false;
   bool no_memory_check = false;
-  std::string threads = "1";
+  std::string threads = "auto";
 };
 
 Scenario load(const RunArgs& a) {
@@ -79,10 +79,11 @@ std::string summary_text(const json& r) {
   const auto& sc = r["scenario"];
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
-  line(fmt::format("lmx run: scenario '{}', {} nodes, Delta={}, K={}, {} engine, variant {}, seed {}",
+  const unsigned threads = r.value("threads", 1u);
+  line(fmt::format("lmx run: scenario '{}', {} nodes, Delta={}, K={}, {} engine, variant {}, seed {}, {} thread{}",
                    sc["name"].get<std::string>(), sc["nodes"].get<unsigned>(), sc["delta"].get<unsigned>(),
                    sc["k"].get<unsigned>(), r["engine"].get<std::string>(), r["variant"].get<std::string>(),
-                   r["seed"].get<std::uint64_t>()));
+                   r["seed"].get<std::uint64_t>(), threads, threads == 1 ? "" : "s"));
   line("  adversary: " + adversary(sc));
   line(fmt::format("  rounds {}, actions {}, messages {} ({} lost){}", num(r["rounds"]), num(r["actions"]),
                    num(r["messages"]), num(r["messages_lost"]),
@@ -153,13 +154,14 @@ const lmx::cli::Register run_command{
        cmd->add_option("--report", a.report, "Also write a self-contained HTML report (as lmx report) to FILE");
        cmd->add_flag("--no-memory-check", a.no_memory_check,
                      "Run even if the estimated memory exceeds the machine's (the run may then be killed)");
-       cmd->add_option("--threads", a.threads,
-                       "Threads, 1..64 (default 1): with 2 or more a mobile scenario plans each round's mobility on a "
-                       "second thread; the run and its trace are the same for every count");
+       cmd->add_option(
+           "--threads", a.threads,
+           "Threads, 1..64 or auto (default auto: 2 if this process may use 2 CPUs, else 1): with 2 or more "
+           "a mobile scenario plans each round's mobility on a second thread; the run and its trace are the "
+           "same for every count");
        cmd->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = seed;
-         const auto threads =
-             static_cast<unsigned>(lmx::cli::whole_number(a.threads, "--threads", 1, lmx::sim::max_threads));
+         const auto threads = lmx::cli::threads_option(a.threads, "--threads");
          const Scenario s = load(a);
          // Outputs are never written over the inputs, nor over each other.
          const std::vector<std::string> inputs{a.scenario_file, s.topology.file};
@@ -192,6 +194,7 @@ const lmx::cli::Register run_command{
          }
          progress.clear();
          r["peak_rss_bytes"] = lmx::cli::peak_rss_bytes();
+         r["threads"] = threads;
          if (trace_file) trace_file->commit();  // the report reads the finished trace
          if (!a.report.empty()) {
            try {

@@ -3,12 +3,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <string>
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "command.hpp"
 #include "lmx/sim/scenario.hpp"
+#include "lmx/sim/simulation.hpp"
 
 namespace lmx::cli {
 
@@ -21,6 +28,34 @@ inline std::uint64_t whole_number(const std::string& text, const char* option, s
   if (!digits || std::from_chars(text.data(), end, x).ec != std::errc{} || x < lo || x > hi)
     throw Failure(fmt::format("{} must be a whole number in {}..{}, got '{}'", option, lo, hi, sim::printable(text)));
   return x;
+}
+
+/// The CPUs this process may run on (its affinity mask, which `taskset` and container cpusets
+/// narrow), or the machine's count where the mask is not available; at least 1.
+inline unsigned usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Threads that help a run: its actions on one, a mobile scenario's plan on a second
+/// (docs/simulator.md, "Threads"); more change nothing.
+inline constexpr unsigned useful_threads = 2;
+
+/// `--threads`: a whole number in 1..max_threads, or `auto`: as many threads as help a run
+/// (useful_threads), but no more than the CPUs this process may use.
+inline unsigned threads_option(const std::string& text, const char* option) {
+  if (text == "auto") return std::min(useful_threads, usable_cpus());
+  std::uint64_t x = 0;
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::from_chars(text.data(), text.data() + text.size(), x).ec != std::errc{} || x < 1 ||
+      x > sim::max_threads)
+    throw Failure(fmt::format("{} must be 'auto' or a whole number in 1..{}, got '{}'", option, sim::max_threads,
+                              sim::printable(text)));
+  return static_cast<unsigned>(x);
 }
 
 }  // namespace lmx::cli
