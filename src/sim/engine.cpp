@@ -480,12 +480,12 @@ class EngineImpl final : public Engine {
       now_ = static_cast<std::uint32_t>(t);
       // The executions come in a random order of nodes: load the records of the ones a few
       // places ahead (as the semi-synchronous scan does), which changes nothing but timing. Its
-      // own records and peer list eight places ahead, the neighbours' channels four places ahead
-      // (their addresses come from the peer list, by then in cache): 1.11 times the actions per
-      // second of one step at four places, at 10^6 nodes (docs/performance.md).
+      // own records (channels, far ends, port sets, state, the application's record) eight places
+      // ahead, the neighbours' channels four places ahead (their addresses come from the far ends,
+      // by then in cache). docs/performance.md has the gain of each step.
       if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) {
-        net_.prefetch_own(w);
-        __builtin_prefetch(&state_[w], 1);
+        net_.prefetch_own(w), net_.prefetch_port_sets(w);
+        __builtin_prefetch(&state_[w], 1), __builtin_prefetch(&work_.app(w), 1);
       }
       if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node) net_.prefetch_far(w);
       if (lines) trace_.hold();

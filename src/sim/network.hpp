@@ -106,10 +106,10 @@ class Network {
         keep_outgoing_(defer_writes),
         deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n} * 2)),
         now_(now) {
-    detector_.assign(n_, Word{0});
-    neighbours_.assign(n_, Word{0});
-    peer_.assign(std::size_t{n_} * delta_, no_node);
-    peer_port_.assign(std::size_t{n_} * delta_, Port{0});
+    port_sets_.assign(n_, PortSets{});
+    far_ends_.assign(std::size_t{n_} * far_stride_, std::uint8_t{0});
+    for (NodeId u = 0; u < n_; ++u)
+      for (Port p = 1; p <= delta_; ++p) set_peer(u, p, no_node);
     channels_.assign(std::size_t{n_} * ports_, Channel{});
     if (keep_ids) id_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint64_t{0});
   }
@@ -124,13 +124,17 @@ class Network {
   // ---------------------------------------------------------------- graph
   [[nodiscard]] NodeId nodes() const { return n_; }
   [[nodiscard]] unsigned delta() const { return delta_; }
-  [[nodiscard]] NodeId peer(NodeId u, Port p) const { return peer_[std::size_t{u} * delta_ + p - 1]; }
-  [[nodiscard]] Port peer_port(NodeId u, Port p) const { return peer_port_[std::size_t{u} * delta_ + p - 1]; }
-  [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(neighbours_[u]); }
-  [[nodiscard]] Word neighbour_bits(NodeId u) const { return neighbours_[u]; }
+  [[nodiscard]] NodeId peer(NodeId u, Port p) const {
+    NodeId v;
+    std::memcpy(&v, far_node(u, p), sizeof v);
+    return v;
+  }
+  [[nodiscard]] Port peer_port(NodeId u, Port p) const { return *far_port(u, p); }
+  [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(port_sets_[u].neighbours); }
+  [[nodiscard]] Word neighbour_bits(NodeId u) const { return port_sets_[u].neighbours; }
   /// The disconnection detector's D of u.
-  [[nodiscard]] Ports detector(NodeId u) const { return Ports(detector_[u]); }
-  void set_detector(NodeId u, Ports d) { detector_[u] = d.bits(); }
+  [[nodiscard]] Ports detector(NodeId u) const { return Ports(port_sets_[u].detector); }
+  void set_detector(NodeId u, Ports d) { port_sets_[u].detector = d.bits(); }
   [[nodiscard]] Ports all_neighbour_ports() const { return Ports::range(1, static_cast<Port>(delta_)); }
   [[nodiscard]] Ports free_ports(NodeId u) const { return all_neighbour_ports() - neighbours(u); }
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
@@ -139,23 +143,21 @@ class Network {
     return false;
   }
   /// Starts loading what adjacent(u, .) reads.
-  void prefetch_adjacency(NodeId u) const {
-    __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
-  }
+  void prefetch_adjacency(NodeId u) const { __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1)); }
   /// Starts loading what link(u, ...) and the checks before it read and write.
   void prefetch_link(NodeId u) const {
-    __builtin_prefetch(&neighbours_[u], 1), __builtin_prefetch(&peer_[std::size_t{u} * delta_], 1);
-    __builtin_prefetch(&peer_port_[std::size_t{u} * delta_], 1);
+    __builtin_prefetch(&port_sets_[u], 1), __builtin_prefetch(far_node(u, 1), 1);
+    __builtin_prefetch(far_port(u, static_cast<Port>(delta_)), 1);
   }
   [[nodiscard]] std::uint64_t edges() const { return edges_; }
 
   /// Establishes edge {u, v} on port pu of u and pv of v (both free).
   void link(NodeId u, Port pu, NodeId v, Port pv) {
     flush_deferred();
-    peer_[std::size_t{u} * delta_ + pu - 1] = v, peer_port_[std::size_t{u} * delta_ + pu - 1] = pv;
-    peer_[std::size_t{v} * delta_ + pv - 1] = u, peer_port_[std::size_t{v} * delta_ + pv - 1] = pu;
-    neighbours_[u] = static_cast<Word>(neighbours_[u] | (Word{1} << pu));
-    neighbours_[v] = static_cast<Word>(neighbours_[v] | (Word{1} << pv));
+    set_peer(u, pu, v), *far_port(u, pu) = pv;
+    set_peer(v, pv, u), *far_port(v, pv) = pu;
+    port_sets_[u].neighbours = static_cast<Word>(port_sets_[u].neighbours | (Word{1} << pu));
+    port_sets_[v].neighbours = static_cast<Word>(port_sets_[v].neighbours | (Word{1} << pv));
     // A free port's channel and copy are empty (a cut empties both) unless a test injected
     // messages there; then each end's copy starts as the other end's count.
     if (keep_outgoing_ && injected_on_free_port_) {
@@ -174,12 +176,12 @@ class Network {
     const Port pv = peer_port(u, pu);
     drop_channel(v, pv, on_lost);
     drop_channel(u, pu, on_lost);
-    peer_[std::size_t{u} * delta_ + pu - 1] = no_node;
-    peer_[std::size_t{v} * delta_ + pv - 1] = no_node;
-    neighbours_[u] = static_cast<Word>(neighbours_[u] & ~(Word{1} << pu));
-    neighbours_[v] = static_cast<Word>(neighbours_[v] & ~(Word{1} << pv));
-    detector_[u] = static_cast<Word>(detector_[u] | (Word{1} << pu));  // the disconnection detector
-    detector_[v] = static_cast<Word>(detector_[v] | (Word{1} << pv));
+    set_peer(u, pu, no_node), set_peer(v, pv, no_node);
+    port_sets_[u].neighbours = static_cast<Word>(port_sets_[u].neighbours & ~(Word{1} << pu));
+    port_sets_[v].neighbours = static_cast<Word>(port_sets_[v].neighbours & ~(Word{1} << pv));
+    // The disconnection detector.
+    port_sets_[u].detector = static_cast<Word>(port_sets_[u].detector | (Word{1} << pu));
+    port_sets_[v].detector = static_cast<Word>(port_sets_[v].detector | (Word{1} << pv));
     --edges_;
     return {v, pv};
   }
@@ -327,10 +329,13 @@ class Network {
   /// w's own channels and peer list first, then (a few executions later, once the peer list is in
   /// cache) the neighbours' channels its sends will write.
   void prefetch_own(NodeId w) const {
-    __builtin_prefetch(&peer_[std::size_t{w} * delta_]);
+    __builtin_prefetch(far_node(w, 1));
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
     __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
   }
+  /// w's neighbour ports and detector (one record), for an engine that takes nodes in a random
+  /// order (the semi-synchronous scan reads them in order, where this would only cost time).
+  void prefetch_port_sets(NodeId w) const { __builtin_prefetch(&port_sets_[w], 1); }
   void prefetch_far(NodeId w) const {
     for (Port p : neighbours(w)) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
   }
@@ -399,8 +404,7 @@ class Network {
   [[nodiscard]] std::uint64_t deferred_writes() const { return deferred_writes_ + deferred_count_; }
 
   [[nodiscard]] std::size_t bytes() const {
-    std::size_t bytes = detector_.capacity() * sizeof(Word) + neighbours_.capacity() * sizeof(Word) +
-                        peer_.capacity() * sizeof(NodeId) + peer_port_.capacity() +
+    std::size_t bytes = port_sets_.capacity() * sizeof(PortSets) + far_ends_.capacity() +
                         channels_.capacity() * sizeof(Channel) + id_.capacity() * 8 +
                         deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
                         entered_.capacity() * sizeof(entered_[0]);
@@ -499,9 +503,29 @@ class Network {
   unsigned delta_, ports_;
   /// The candidate mask for this many ports (used while they fit one 64-bit mask).
   const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
-  BigArray<Word> detector_, neighbours_;
-  BigArray<NodeId> peer_;
-  BigArray<Port> peer_port_;
+  /// A node's two port sets side by side: an execution reads both, so one cache miss, not two.
+  struct PortSets {
+    Word neighbours = 0;  ///< ports with an edge
+    Word detector = 0;    ///< the disconnection detector's D
+  };
+  BigArray<PortSets> port_sets_;
+  /// Per node, the far ends of its ports 1..Delta: Delta node numbers (4 bytes each, unaligned)
+  /// and then Delta port numbers, in one record of 5 * Delta bytes, so that a send finds a
+  /// neighbour's number and port in the same line or two (they were two arrays, two misses).
+  std::size_t far_stride_ = std::size_t{5} * delta_;
+  BigArray<std::uint8_t> far_ends_;
+  [[nodiscard]] const std::uint8_t* far_node(NodeId u, Port p) const {
+    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * (p - 1)];
+  }
+  [[nodiscard]] const std::uint8_t* far_port(NodeId u, Port p) const {
+    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * delta_ + (p - 1)];
+  }
+  [[nodiscard]] std::uint8_t* far_port(NodeId u, Port p) {
+    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * delta_ + (p - 1)];
+  }
+  void set_peer(NodeId u, Port p, NodeId v) {
+    std::memcpy(&far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * (p - 1)], &v, sizeof v);
+  }
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
