@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "lmx/sim/simulation.hpp"
+#include "topology.hpp"
 
 namespace lmx::sim {
 
@@ -39,8 +40,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
     // Pairs within distance r of uniform points: about n^2 pi r^2 / 2, plus the cell grid.
     const double r = std::min(s.topology.radius, 1.0);
     pairs = n * (n - 1) / 2 * std::min(1.0, std::numbers::pi * r * r) * 2 + n;
-    const double cells = std::max(1.0, std::floor(1.0 / std::max(r, 1e-9)));
-    per_node += 4 + std::min(cells * cells, 1e12) * 24 / n;
+    const double cells = CellGrid::cells_per_side(n, r);
+    per_node += 4 + cells * cells * 24 / n;
   }
   const double bytes = n * per_node + pairs * 8 + (64 << 20);  // and the program itself
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);

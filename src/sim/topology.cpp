@@ -124,7 +124,7 @@ std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<
 }
 
 void CellGrid::build(const std::vector<std::pair<double, double>>& pos, double r) {
-  cells_ = static_cast<std::uint32_t>(std::max(1.0, std::floor(1.0 / r)));
+  cells_ = cells_per_side(pos.size(), r);
   auto cell_of = [&](double c) { return std::min(cells_ - 1, static_cast<std::uint32_t>(c * cells_)); };
   const auto n = static_cast<NodeId>(pos.size());
   const std::size_t count = std::size_t{cells_} * cells_;

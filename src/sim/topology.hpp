@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -31,6 +32,15 @@ std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<
 /// node's partners sorted, so that the order is pairs_within's (increasing (u, v)).
 class CellGrid {
  public:
+  /// Cells per side of the unit square for n nodes and radius r: cells of side at least r (so a
+  /// pair within r lies in the same or adjacent cells), but no more than about 4n cells in all,
+  /// which a tiny radius would otherwise make (10^12 cells for r = 10^-6). Fewer, larger cells
+  /// find the same pairs; the pairs come out sorted, so their order does not depend on it.
+  [[nodiscard]] static std::uint32_t cells_per_side(std::size_t n, double r) {
+    const double by_radius = std::floor(1.0 / std::max(r, 1e-12));
+    const double by_nodes = 2.0 * std::ceil(std::sqrt(double(std::max<std::size_t>(n, 1))));
+    return static_cast<std::uint32_t>(std::max(1.0, std::min(by_radius, by_nodes)));
+  }
   /// Calls f(u, v) for every pair u < v with |pos[u] - pos[v]| <= r, in increasing (u, v) order.
   template <class F>
   void for_each_pair_within(const std::vector<std::pair<double, double>>& pos, double r, F&& f) {

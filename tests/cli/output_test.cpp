@@ -31,6 +31,63 @@ TEST(Output, SummaryToAFullDiskFails) {
   }
 }
 
+// Every command that prints, not only run: what sits in the output buffers is written at the
+// end, and a failure there is an error too (they exited 0 before).
+TEST(Output, EveryCommandsOutputToAFullDiskFails) {
+  const std::string sweep = std::string("'") + LMX_SOURCE_DIR + "/examples/sweeps/smoke.toml'";
+  for (const std::string& command :
+       {std::string("info"), std::string("info --json"), std::string("demo"),
+        std::string("bench --nodes 100 --rounds 2 --lock-nodes 10 --lock-rounds 10"),
+        std::string("bench --nodes 100 --rounds 2 --lock-nodes 10 --lock-rounds 10 --json"),
+        "sweep " + sweep + " --dry-run"}) {
+    const auto r = run_command(lmx() + " " + command + " 2>&1 >/dev/full");
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out;
+    EXPECT_TRUE(has(r.out, "cannot write to standard output")) << command << ": " << r.out;
+  }
+}
+
+// Bad usage exits 2 like all bad input (CLI11's own codes were 104..114), in one line; a first
+// word that is no command is named.
+TEST(Output, UsageErrorsExitTwoAndNameAnUnknownCommand) {
+  for (const char* args :
+       {"check --bogus", "check --nodes", "run --seed 1.5", "sweep x.toml -j 0", "run extra words"}) {
+    const auto r = run_lmx(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_TRUE(has(r.out, "lmx: error: ")) << args << ": " << r.out;
+  }
+  const auto r = run_lmx("nosuchcmd");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "unknown command 'nosuchcmd'")) << r.out;
+  EXPECT_TRUE(has(r.out, "run")) << r.out;
+}
+
+// --seed is a whole number in 0..2^64-1 for every command (docs/scenarios.md, "Seeds"): nothing
+// wraps onto another seed (lmx run and lmx pp run took -1 as 2^64-1 and 0x10 as 16).
+TEST(Output, SeedsOutOfRangeOrInAnotherFormAreErrors) {
+  for (const char* seed : {"-1", "18446744073709551616", "+5", "0x10", "''", "1.5"})
+    for (const std::string& command :
+         {std::string("run --set nodes=20 --set rounds=2"), std::string("pp run epidemic --set agents=100"),
+          std::string("bench --scenario --nodes 20 --rounds 2")}) {
+      const auto r = run_lmx(command + " --seed " + seed);
+      EXPECT_EQ(r.exit_code, 2) << command << " --seed " << seed << ": " << r.out;
+      EXPECT_TRUE(has(r.out, "--seed")) << command << " --seed " << seed << ": " << r.out;
+    }
+  const auto r = run_lmx("run --set nodes=20 --set rounds=2 --seed 18446744073709551615 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+// A tiny radius is valid (few or no edges): its cell grid is sized by the nodes, not by 1/r^2
+// cells (10^12 for r = 10^-6, which the memory check refused and which failed to allocate).
+TEST(Output, ATinyRadiusRunsInLittleMemory) {
+  for (const char* args : {"--set topology.radius=1e-6", "--set topology.radius=5e-5",
+                           "--set topology.kind=unit-disk --set topology.radius=0"}) {
+    const auto r = run_lmx(std::string("run --set nodes=20 --set rounds=5 --json ") + args);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
+    const json j = json::parse(r.out);
+    EXPECT_LT(j["peak_rss_bytes"].get<double>(), 200e6) << args;
+  }
+}
+
 TEST(Output, TraceToAFullDiskFails) {
   const auto r = run_lmx("run " + small + " --trace /dev/full");
   EXPECT_EQ(r.exit_code, 2) << r.out;

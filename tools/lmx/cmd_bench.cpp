@@ -346,13 +346,7 @@ const lmx::cli::Register bench_command{
            if (nodes_opt->count() || scenario_file.empty())
              q.nodes = static_cast<std::uint32_t>(whole_number(nodes_text, "--nodes", 1, 100'000'000));
            if (rounds_opt->count()) q.rounds = whole_number(rounds_text, "--rounds", 1, 4'000'000);
-           if (seed_opt->count()) {
-             try {
-               q.seed = lmx::sim::parse_seed(seed_text, "--seed");
-             } catch (const lmx::sim::ScenarioError& e) {
-               throw lmx::cli::Failure(e.what());
-             }
-           }
+           if (seed_opt->count()) q.seed = lmx::cli::seed_option(seed_text);
            std::string note;
            const json out = bs::run(q, note);
            lmx::cli::print_stdout(as_json ? out.dump() + "\n" : bs::text(out, note));

@@ -173,8 +173,21 @@ const lmx::cli::Register check_command{
        cmd->add_option("--replay", a.replay, "re-execute a counterexample trace on the core and exit");
        cmd->callback([&exit_code] {
          if (!a.replay.empty()) {
-           std::ifstream in(a.replay);
+           // Bad input exits 2 (not 1, the verdict "fail"): a directory, an empty file, or a file
+           // whose first line is not a checker counterexample's header.
+           if (std::error_code ec; std::filesystem::is_directory(a.replay, ec))
+             throw lmx::cli::Failure(a.replay + " is a directory, not a trace file");
+           std::ifstream in(a.replay, std::ios::binary);
            if (!in) throw lmx::cli::Failure("cannot open " + a.replay);
+           std::string first;
+           std::getline(in, first);
+           const auto header = nlohmann::json::parse(first, nullptr, false);
+           if (!header.is_object() || header.value("type", "") != "lmx-trace" || header.value("source", "") != "check")
+             throw lmx::cli::Failure(a.replay +
+                                     " line 1: not a checker counterexample (an lmx-trace/1 header with "
+                                     "\"source\": \"check\"; lmx replay re-runs a simulator trace)");
+           in.clear();
+           in.seekg(0);
            exit_code = lmx::check::replay_counterexample(in, std::cout) ? 0 : 1;
            return;
          }

@@ -59,7 +59,7 @@ const lmx::cli::Register demo_command{
        cmd->callback([&exit_code] {
          lmx::core::Variant v;
          if (!lmx::core::parse_variant(variant, v))
-           throw lmx::cli::Failure("unknown variant '" + variant + "' (paper, repaired)");
+           throw lmx::cli::Failure("unknown variant '" + variant + "' (paper, repaired or fast)");
          exit_code = run_demo(v, shift);
        });
      }}};

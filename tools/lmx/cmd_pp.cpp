@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "lmx/apps/population.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "numbers.hpp"
 #include "output.hpp"
 #include "report.hpp"
 
@@ -169,7 +170,7 @@ std::string summary_text(const Protocol& p, const Result& r, const json& j) {
 const lmx::cli::Register pp_command{
     {"pp", 35, [](CLI::App& app, int& exit_code) {
        static PpArgs a;
-       static std::uint64_t seed = 0;
+       static std::string seed_text;
        static bool list_json = false;
        auto* pp =
            app.add_subcommand("pp", "Population protocols: sequential schedulers and lmx locks (docs/population.md)");
@@ -183,14 +184,14 @@ const lmx::cli::Register pp_command{
        run->add_option("--set", a.sets,
                        "agents=N, max_time=T, history_every=T, interactions_per_round=X, or a scenario key "
                        "(topology.kind=grid, delta=4, ...) (repeatable)");
-       auto* seed_opt = run->add_option("--seed", seed, "Seed of every random choice");
+       auto* seed_opt = run->add_option("--seed", seed_text, "Seed of every random choice, 0..18446744073709551615");
        run->add_option("--trace", a.trace, "Lock schedulers: write the lmx-trace/1 trace, with interaction lines");
        run->add_option("--history", a.history, "Write the state counts over time as CSV to FILE");
        run->add_flag("--json", a.json, "Print one JSON object (docs/population.md)");
        run->add_option("--report", a.report,
                        "Graph schedulers: write the HTML run report, with the state counts over time, to FILE");
        run->callback([&exit_code, seed_opt] {
-         if (seed_opt->count()) a.seed = seed;
+         if (seed_opt->count()) a.seed = lmx::cli::seed_option(seed_text);
          Loaded l = load(a);
          const std::vector<std::string> inputs{a.protocol, a.scenario_file, l.config.scenario.topology.file};
          lmx::cli::refuse_overwriting_inputs("--trace", a.trace, inputs);

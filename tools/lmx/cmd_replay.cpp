@@ -3,6 +3,7 @@
 // ("source":"check") is re-executed on the core instead, every act line compared.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -33,6 +34,8 @@ const lmx::cli::Register replay_command{
            "the core");
        cmd->add_option("trace", path, "Trace file (lmx-trace/1)")->required();
        cmd->callback([&exit_code] {
+         if (std::error_code ec; std::filesystem::is_directory(path, ec))
+           throw Failure("'" + path + "' is a directory, not a trace file");
          std::ifstream in(path, std::ios::binary);
          if (!in) throw Failure("cannot read trace file '" + path + "'");
          std::string first;

@@ -70,9 +70,11 @@ std::string adversary(const json& sc) {
   return fmt::format("activation {}, delivery {}, topology {} ({}), workload {}", activation,
                      sc["delivery"]["kind"].get<std::string>(), sc["topology"]["kind"].get<std::string>(),
                      sc["dynamics"]["kind"].get<std::string>(),
-                     sc["workload"]["locks"].get<unsigned>()
+                     sc["workload"]["kind"] == "manual"
+                         ? std::string("manual (Lock and Unlock called by the application)")
+                     : sc["workload"]["locks"].get<unsigned>()
                          ? fmt::format("{} locks per node", sc["workload"]["locks"].get<unsigned>())
-                         : "continuous");
+                         : std::string("continuous"));
 }
 
 std::string summary_text(const json& r) {
@@ -142,12 +144,12 @@ std::string summary_text(const json& r) {
 const lmx::cli::Register run_command{
     {"run", 10, [](CLI::App& app, int& exit_code) {
        static RunArgs a;
-       static std::uint64_t seed = 0;
+       static std::string seed_text;
        auto* cmd = app.add_subcommand(
            "run", "Simulate a scenario with every property monitored (default: a built-in scenario)");
        cmd->add_option("scenario", a.scenario_file, "Scenario file (TOML, docs/scenarios.md)");
        cmd->add_option("--set", a.sets, "Override a scenario key, e.g. --set topology.kind=ring (repeatable)");
-       auto* seed_opt = cmd->add_option("--seed", seed, "Seed of every random choice");
+       auto* seed_opt = cmd->add_option("--seed", seed_text, "Seed of every random choice, 0..18446744073709551615");
        cmd->add_option("--variant", a.variant, "Algorithm variant: fast (default), repaired or paper");
        cmd->add_option("--trace", a.trace, "Write the lmx-trace/1 JSON Lines trace to FILE");
        cmd->add_flag("--json", a.json, "Print one JSON object (docs/run-format.md)");
@@ -160,7 +162,7 @@ const lmx::cli::Register run_command{
            "a mobile scenario plans each round's mobility on a second thread; the run and its trace are the "
            "same for every count");
        cmd->callback([&exit_code, seed_opt] {
-         if (seed_opt->count()) a.seed = seed;
+         if (seed_opt->count()) a.seed = lmx::cli::seed_option(seed_text);
          const auto threads = lmx::cli::threads_option(a.threads, "--threads");
          const Scenario s = load(a);
          // Outputs are never written over the inputs, nor over each other.

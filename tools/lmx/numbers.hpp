@@ -30,6 +30,16 @@ inline std::uint64_t whole_number(const std::string& text, const char* option, s
   return x;
 }
 
+/// `--seed`: a whole number in 0..2^64-1, as a scenario's `seed` key (docs/scenarios.md, "Seeds"):
+/// signs, other bases and out-of-range values are errors, never another seed.
+inline std::uint64_t seed_option(const std::string& text) {
+  try {
+    return sim::parse_seed(text, "--seed");
+  } catch (const sim::ScenarioError& e) {
+    throw Failure(e.what());
+  }
+}
+
 /// The CPUs this process may run on (its affinity mask, which `taskset` and container cpusets
 /// narrow), or the machine's count where the mask is not available; at least 1.
 inline unsigned usable_cpus() {

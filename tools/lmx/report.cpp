@@ -22,6 +22,8 @@ std::string describe(const nlohmann::json::exception& e) { return lmx::trace::js
 }  // namespace
 
 nlohmann::json read_run(const std::filesystem::path& run_json) {
+  if (std::error_code ec; std::filesystem::is_directory(run_json, ec))
+    throw Error(fmt::format("{} is a directory, not the JSON object printed by `lmx run --json`", run_json.string()));
   std::ifstream in(run_json, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}", run_json.string()));
   std::stringstream buffer;
@@ -101,6 +103,8 @@ void check_run(const nlohmann::json& run, const std::string& name) {
 }
 
 nlohmann::json summarize_trace(const std::filesystem::path& trace) {
+  if (std::error_code ec; std::filesystem::is_directory(trace, ec))
+    throw Error(fmt::format("{} is a directory, not a trace file", trace.string()));
   std::ifstream in(trace, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}", trace.string()));
   return summarize_trace(in, trace.string(), trace.filename().string());

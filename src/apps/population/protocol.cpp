@@ -367,7 +367,9 @@ Protocol protocol_from_json(const json& j, const std::string& where) {
 Protocol protocol_from_toml_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw ProtocolError(sim::printable(path) + ": no such protocol file");
+    throw ProtocolError(sim::printable(path) + (std::filesystem::is_directory(path, ec)
+                                                    ? ": a directory, not a protocol file"
+                                                    : ": no such protocol file"));
   try {
     json j = sim::scenario_json_from_toml_file(path);
     // The default name is the file's stem, from the path itself (messages show a shortened one).
