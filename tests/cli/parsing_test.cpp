@@ -281,6 +281,20 @@ void fetch(int port, const std::string& path) {
   ::close(fd);
 }
 
+// A file that is not a trace is refused before anything is served (it was served, and the page
+// failed to load it), as lmx replay and lmx report refuse it.
+TEST_F(Files, ViewRefusesAFileThatIsNotATrace) {
+  file("empty.jsonl", "");
+  file("scenario.toml", "nodes = 10\n");
+  file("binary.bin", std::string("\x01\x00\xff\xfe garbage", 14));
+  for (const char* name : {"empty.jsonl", "scenario.toml", "binary.bin"}) {
+    const auto r = run_lmx("view --once --port 0 " + quoted(path(name)));
+    if (r.out.find("without the web pages") != std::string::npos) GTEST_SKIP() << "lmx was built without web/dist";
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.out;
+    EXPECT_NE(r.out.find("line 1"), std::string::npos) << name << ": " << r.out;
+  }
+}
+
 // cpp-httplib binds with SO_REUSEPORT, so a second `lmx view` on a port in use bound too and the
 // two servers shared the connections. Now the second one fails and says why.
 TEST_F(Files, ViewOnAPortInUseFails) {

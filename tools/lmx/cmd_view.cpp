@@ -20,6 +20,7 @@
 
 #include "command.hpp"
 #include "lmx/sim/scenario.hpp"
+#include "lmx/trace/trace.hpp"
 #include "web_assets.hpp"
 
 namespace {
@@ -67,6 +68,17 @@ int serve(const std::filesystem::path& trace, int port, bool once) {
   if (!fs::is_regular_file(trace, ec)) throw lmx::cli::Failure(fmt::format("{}: no such trace file", shown));
   const auto size = fs::file_size(trace, ec);
   if (ec) throw lmx::cli::Failure(fmt::format("cannot read {}: {}", shown, ec.message()));
+  // Its header, checked before anything is served: a file that is not a trace is an error here,
+  // as it is for lmx replay and lmx report, not a page that fails to load.
+  {
+    std::ifstream in(trace, std::ios::binary);
+    if (!in) throw lmx::cli::Failure(fmt::format("cannot read {}", shown));
+    try {
+      const lmx::trace::Reader header(in, shown);
+    } catch (const lmx::trace::Error& e) {
+      throw lmx::cli::Failure(e.what());
+    }
+  }
   const std::string name = url_escape(trace.filename().string());
 
   httplib::Server server;
