@@ -292,6 +292,16 @@ Scenario scenario_from_json(const json& j) {
   act.kind("kind", s.activation.kind);
   act.get("p", s.activation.p);
   act.range("p", s.activation.p, 1e-6, 1.0);
+  // The asynchronous engine has its own executions (docs/simulator.md): an activation set for it
+  // would be ignored, so it is a mistake to say.
+  if (s.engine == EngineKind::async)
+    for (const auto& [key, set] : {std::pair{"kind", s.activation.kind != defaults.activation.kind},
+                                   std::pair{"p", s.activation.p != defaults.activation.p}})
+      if (set)
+        throw ScenarioError(act.where(key) +
+                            "the async engine does not use it (its executions follow their own timing, "
+                            "docs/simulator.md): remove the key or set engine = \"semi-sync\"");
+  reject_unused(act, "p", s.activation.p != defaults.activation.p, s.activation.kind, {ActivationKind::random});
   act.finish();
 
   auto del = section(top, "delivery", empty);
@@ -399,6 +409,11 @@ Scenario scenario_from_json(const json& j) {
   wl.range("participation", s.workload.participation, 0.0, 1.0);
   wl.range("idle", s.workload.idle, 0.0, 1e6);
   wl.range("hold", s.workload.hold, 0.0, 1e6);
+  reject_unused(wl, "participation", s.workload.participation != defaults.workload.participation, s.workload.kind,
+                {WorkloadKind::automatic});
+  reject_unused(wl, "idle", s.workload.idle != defaults.workload.idle, s.workload.kind, {WorkloadKind::automatic});
+  reject_unused(wl, "hold", s.workload.hold != defaults.workload.hold, s.workload.kind, {WorkloadKind::automatic});
+  reject_unused(wl, "locks", s.workload.locks != defaults.workload.locks, s.workload.kind, {WorkloadKind::automatic});
   wl.finish();
 
   top.finish();

@@ -137,6 +137,21 @@ TEST(Topology, InlineEdgesForAGeneratedTopologyAreAnError) {
                         "scenario key 'topology.speed': topology kind 'ring' does not use it (only mobility does)");
 }
 
+// Activation keys the async engine would ignore, p for an activation that is not random, and
+// workload keys for the manual workload were accepted and silently ignored.
+TEST(Scenario, KeysTheChosenKindIgnoresAreErrors) {
+  expect_one_error_line(run_lmx("run --set activation.p=0.3"),
+                        "scenario key 'activation.p': the async engine does not use it");
+  expect_one_error_line(run_lmx("run --set activation.kind=synchronous"),
+                        "scenario key 'activation.kind': the async engine does not use it");
+  expect_one_error_line(run_lmx("run --set engine=semi-sync --set activation.kind=sequential --set activation.p=0.3"),
+                        "scenario key 'activation.p': activation kind 'sequential' does not use it (only random does)");
+  for (const char* key : {"participation=0.1", "idle=3", "hold=7", "locks=2"})
+    expect_one_error_line(run_lmx(std::string("run --set workload.kind=manual --set workload.") + key),
+                          "workload kind 'manual' does not use it (only auto does)");
+  EXPECT_EQ(run_lmx("run --set engine=semi-sync --set activation.p=0.3 --set nodes=20 --set rounds=5").exit_code, 0);
+}
+
 // ---------------------------------------------------------------- seeds
 
 TEST(Seed, SetSeedRejectsWhatWouldWrap) {
