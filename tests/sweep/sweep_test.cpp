@@ -208,6 +208,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{ok + "[grid]\nk = {from = 0, to = 8, times = 2}", "geometric range needs 'from' above 0"},
         Bad{ok + "[grid]\nk = {from = \"a\", to = 8}", "range 'from' must be a number"},
         Bad{ok + "[grid]\nnodes = {from = 1, to = 1000000000}", "more than 100000 values"},
+        Bad{ok + "[grid]\nnodes = {from = 1, to = 1001}\nrounds = {from = 1, to = 1000}", "more than 1000000 points"},
         Bad{ok + "[grid]\nseed = [1, 2]", "grid key 'seed': seeds are given by 'seeds'"},
         Bad{ok + "[grid]\nk = [2]\n\"k\" = [3]", "cannot redefine existing"},
         Bad{ok + "[grid]\ntopology.kind = [\"ring\"]\n\"topology.kind\" = [\"grid\"]", "'topology.kind': given twice"},
