@@ -62,6 +62,28 @@ TEST(WakeupQueue, ManyNodesPerTickAreTakenBySmallerNodeFirst) {
   compare(5000, 8, 16, 40, 7, [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 8 + rng() % 8; });
 }
 
+TEST(WakeupQueue, LargeNodeNumbersInFullBucketsAreTakenInOrder) {
+  // Buckets of hundreds of nodes (sorted by radix) whose numbers need 31 bits (four passes):
+  // nodes spread over 0..2^31 by a multiplier, pushed in a random order.
+  WakeupQueue calendar(64);
+  Heap heap;
+  std::mt19937_64 rng(13);
+  for (NodeId i = 0; i < 20000; ++i) {
+    const auto u = static_cast<NodeId>((std::uint64_t{i} * 2654435761u) % (NodeId{1} << 31));
+    const std::uint64_t t = rng() % 16;
+    calendar.push(t, u), heap.push({t, u});
+  }
+  std::uint64_t t = 0;
+  NodeId u = 0;
+  while (calendar.pop_before(1000, t, u)) {
+    ASSERT_FALSE(heap.empty());
+    ASSERT_EQ(t, heap.top().first);
+    ASSERT_EQ(u, heap.top().second);
+    heap.pop();
+  }
+  EXPECT_TRUE(heap.empty());
+}
+
 TEST(WakeupQueue, StartsOutsideTheWindowAndIntoTheCurrentTick) {
   // A small window (most starts land beyond it), some starts in the tick being taken, and a few
   // far in the future: the heap beside the ring keeps the order.
