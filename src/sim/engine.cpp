@@ -485,7 +485,10 @@ class EngineImpl final : public Engine {
       // by then in cache). docs/performance.md has the gain of each step.
       if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) {
         net_.prefetch_own(w), net_.prefetch_port_sets(w);
-        __builtin_prefetch(&state_[w], 1), __builtin_prefetch(&work_.app(w), 1);
+        // The state's both ends: a 30-byte state straddles two cache lines about half the time.
+        const char* state = reinterpret_cast<const char*>(&state_[w]);
+        __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
+        __builtin_prefetch(&work_.app(w), 1);
       }
       if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node) net_.prefetch_far(w);
       if (lines) trace_.hold();
