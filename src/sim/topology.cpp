@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "radix_sort.hpp"
+
 namespace lmx::sim {
 
 namespace {
@@ -155,28 +157,12 @@ void CellGrid::sort_pairs() {
   }
   NodeId any_u = 0, any_v = 0;
   for (const auto& [u, v] : pairs_) any_u |= u, any_v |= v;
-  constexpr unsigned digit_bits = 11;
-  constexpr NodeId mask = (NodeId{1} << digit_bits) - 1;
   sorted_.resize(size);
-  auto* from = pairs_.data();
-  auto* to = sorted_.data();
-  // Least significant first: v's digits, then u's; each pass is stable.
-  auto pass = [&](bool by_u, unsigned shift) {
-    std::array<std::uint32_t, std::size_t{1} << digit_bits> count{};
-    for (std::size_t i = 0; i < size; ++i) ++count[((by_u ? from[i].first : from[i].second) >> shift) & mask];
-    std::uint32_t sum = 0;
-    for (auto& c : count) {
-      const std::uint32_t here = c;
-      c = sum, sum += here;
-    }
-    for (std::size_t i = 0; i < size; ++i)
-      to[count[((by_u ? from[i].first : from[i].second) >> shift) & mask]++] = from[i];
-    std::swap(from, to);
-  };
-  for (unsigned shift = 0; shift < static_cast<unsigned>(std::bit_width(any_v)); shift += digit_bits)
-    pass(false, shift);
-  for (unsigned shift = 0; shift < static_cast<unsigned>(std::bit_width(any_u)); shift += digit_bits) pass(true, shift);
-  if (from != pairs_.data()) std::copy(from, from + size, pairs_.data());
+  // Least significant first: by v, then (stably) by u.
+  radix_sort<11>(pairs_.data(), sorted_.data(), size, static_cast<unsigned>(std::bit_width(any_v)),
+                 [](const std::pair<NodeId, NodeId>& p) { return p.second; });
+  radix_sort<11>(pairs_.data(), sorted_.data(), size, static_cast<unsigned>(std::bit_width(any_u)),
+                 [](const std::pair<NodeId, NodeId>& p) { return p.first; });
 }
 
 InitialTopology build_topology(const Scenario& s, Rng& rng) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lmx/sim/scenario.hpp"
+#include "radix_sort.hpp"
 
 namespace lmx::sim {
 
@@ -93,29 +94,13 @@ class WakeupQueue {
     }
     NodeId any = 0;
     for (const NodeId u : b) any |= u;
-    const auto bits = static_cast<unsigned>(std::bit_width(any));
     scratch_.resize(b.size());
-    NodeId* from = b.data();
-    NodeId* to = scratch_.data();
-    const std::size_t size = b.size();
-    // Ascending in ~u is descending in u; the digits of ~u above `bits` are all ones, so the
-    // passes stop there.
-    for (unsigned shift = 0; shift < bits; shift += digit_bits) {
-      std::array<std::uint32_t, std::size_t{1} << digit_bits> count{};
-      for (std::size_t i = 0; i < size; ++i) ++count[(~from[i] >> shift) & digit_mask];
-      std::uint32_t sum = 0;
-      for (auto& c : count) {
-        const std::uint32_t here = c;
-        c = sum, sum += here;
-      }
-      for (std::size_t i = 0; i < size; ++i) to[count[(~from[i] >> shift) & digit_mask]++] = from[i];
-      std::swap(from, to);
-    }
-    if (from != b.data()) std::copy(from, from + size, b.data());
+    // Ascending in ~u is descending in u; the digits of ~u at bit_width(any) and above are all
+    // ones, so the passes stop there.
+    radix_sort<10>(b.data(), scratch_.data(), b.size(), static_cast<unsigned>(std::bit_width(any)),
+                   [](NodeId u) { return static_cast<NodeId>(~u); });
   }
   static constexpr std::size_t radix_from = 64;
-  static constexpr unsigned digit_bits = 10;
-  static constexpr NodeId digit_mask = (NodeId{1} << digit_bits) - 1;
 
   /// The ring's buckets below `to` are empty: move the window so that it starts at `to`. Starts
   /// held in the heap whose ticks now fall inside the window stay there (pop_before looks at both).

@@ -59,13 +59,12 @@ inline constexpr unsigned useful_threads = 2;
 /// (useful_threads), but no more than the CPUs this process may use.
 inline unsigned threads_option(const std::string& text, const char* option) {
   if (text == "auto") return std::min(useful_threads, usable_cpus());
-  std::uint64_t x = 0;
-  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits || std::from_chars(text.data(), text.data() + text.size(), x).ec != std::errc{} || x < 1 ||
-      x > sim::max_threads)
+  try {
+    return static_cast<unsigned>(whole_number(text, option, 1, sim::max_threads));
+  } catch (const Failure&) {
     throw Failure(fmt::format("{} must be 'auto' or a whole number in 1..{}, got '{}'", option, sim::max_threads,
                               sim::printable(text)));
-  return static_cast<unsigned>(x);
+  }
 }
 
 }  // namespace lmx::cli
