@@ -301,7 +301,8 @@ void fetch(int port, const std::string& path) {
 TEST_F(Files, ViewRefusesAFileThatIsNotATrace) {
   file("empty.jsonl", "");
   file("scenario.toml", "nodes = 10\n");
-  file("binary.bin", std::string("\x01\x00\xff\xfe garbage", 14));
+  const char binary[] = "\x01\x00\xff\xfe garbage";
+  file("binary.bin", std::string(binary, sizeof binary - 1));
   for (const char* name : {"empty.jsonl", "scenario.toml", "binary.bin"}) {
     const auto r = run_lmx("view --once --port 0 " + quoted(path(name)));
     if (r.out.find("without the web pages") != std::string::npos) GTEST_SKIP() << "lmx was built without web/dist";
