@@ -20,7 +20,7 @@ std::size_t state_bytes(unsigned delta) {
 }
 }  // namespace
 
-std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
+std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned threads) {
   const double n = s.nodes, delta = s.delta, word = core::register_bits_for(s.delta) / 8.0;
   // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
   double per_node = double(state_bytes(s.delta)) + 3 * word + 4 * delta + delta + 8 * (delta + 1) + 16 + 4 + 1;
@@ -30,6 +30,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing) {
   const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
   // Positions; mobility adds waypoints and its plan's view of the ports (dynamics.hpp).
   if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 44 : 16;
+  // The plan made ahead on a second thread moves nodes to a second array of positions.
+  if (s.topology.kind == TopologyKind::mobility && threads >= 2) per_node += 16;
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;
   if (s.topology.kind == TopologyKind::regular)  // the stubs, shuffled in place as the edges

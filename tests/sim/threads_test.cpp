@@ -79,6 +79,23 @@ INSTANTIATE_TEST_SUITE_P(Sim, Threads,
                          ::testing::Values(Case{"async", "static"}, Case{"semi-sync", "static"}, Case{"async", "churn"},
                                            Case{"semi-sync", "flap"}, Case{"async", "swizzle"}));
 
+// The estimate a run is refused on counts the second thread's positions (16 bytes a node) for a
+// mobile run with 2 or more threads, as the engine's own count does; nothing for a static graph.
+TEST(ThreadsMemory, TheEstimateCountsTheSecondThreadsPositions) {
+  const Scenario s = moving("async", "static");
+  EXPECT_EQ(estimate_memory_bytes(s, false, 2) - estimate_memory_bytes(s, false, 1), 16u * s.nodes);
+  EXPECT_EQ(estimate_memory_bytes(s, false, 3), estimate_memory_bytes(s, false, 2));
+  Scenario ring = s;
+  ring.topology = Scenario{}.topology;
+  ring.topology.kind = TopologyKind::ring;
+  EXPECT_EQ(estimate_memory_bytes(ring, false, 2), estimate_memory_bytes(ring, false, 1));
+  RunOptions one, two;
+  two.threads = 2;
+  const double counted_one = make_engine(s, one)->finish()["bytes_per_node"].get<double>();
+  const double counted_two = make_engine(s, two)->finish()["bytes_per_node"].get<double>();
+  EXPECT_NEAR(counted_two - counted_one, 16.0, 1.0);
+}
+
 TEST(ThreadsTrace, TheTraceLinesAreTheSame) {
   const Scenario s = moving("async", "static");
   const Outcome one = run_with(s, 1, true), two = run_with(s, 2, true);

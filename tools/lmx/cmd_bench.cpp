@@ -177,7 +177,7 @@ json run(const Request& q, std::string& note) {
     note = "the scenario sets " + fixed_keys + ", which --nodes leaves as written (only what a scenario leaves out " +
            "scales as 1/sqrt(n)): the mean degree or the rounds to cross a neighbourhood are not the file's";
   // A run that cannot fit is refused before anything is allocated, as `lmx run` refuses it.
-  const std::uint64_t need = lmx::sim::estimate_memory_bytes(s, false), have = machine_memory_bytes();
+  const std::uint64_t need = lmx::sim::estimate_memory_bytes(s, false, q.threads), have = machine_memory_bytes();
   if (have && need > have)
     throw Failure(fmt::format("the scenario needs about {} of memory (estimated), more than this machine's {}",
                               memory_size(need), memory_size(have)));

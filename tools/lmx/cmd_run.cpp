@@ -171,7 +171,8 @@ const lmx::cli::Register run_command{
          lmx::cli::refuse_overwriting_inputs("--report", a.report, inputs);
          lmx::cli::refuse_overwriting_inputs("--report", a.report, {a.trace});
          // A run that cannot fit is refused before anything is allocated.
-         const std::uint64_t need = estimate_memory_bytes(s, !a.trace.empty()), have = lmx::cli::machine_memory_bytes();
+         const std::uint64_t need = estimate_memory_bytes(s, !a.trace.empty(), threads),
+                             have = lmx::cli::machine_memory_bytes();
          if (!a.no_memory_check && have && need > have)
            throw Failure(
                fmt::format("the scenario needs about {} of memory (estimated), more than this machine's {}; "

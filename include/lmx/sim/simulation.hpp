@@ -161,8 +161,9 @@ nlohmann::json run(const Scenario& scenario, const RunOptions& options = {});
 
 /// The memory a run of the scenario will take, estimated before anything is allocated: the
 /// engine's arrays per node and the initial topology while it is built (for unit-disk and mobility
-/// graphs the node pairs within the radius, which grow as n^2 r^2). `tracing`: with a trace.
-std::uint64_t estimate_memory_bytes(const Scenario& scenario, bool tracing);
+/// graphs the node pairs within the radius, which grow as n^2 r^2). `tracing`: with a trace;
+/// `threads`: RunOptions::threads (with 2 or more a mobile run keeps the next positions too).
+std::uint64_t estimate_memory_bytes(const Scenario& scenario, bool tracing, unsigned threads = 1);
 
 /// P5: the node state the layout occupies is within a constant factor (8) of the paper's O(Delta)
 /// accounting.
