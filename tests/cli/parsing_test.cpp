@@ -296,6 +296,19 @@ void fetch(int port, const std::string& path) {
   ::close(fd);
 }
 
+// check --replay on what is not a checker counterexample is bad input, exit 2, not the verdict
+// "fail" (exit 1): a directory, an empty file, and a simulator trace (lmx replay's).
+TEST_F(Files, CheckReplayOfAFileThatIsNotACounterexampleIsAnInputError) {
+  file("empty.jsonl", "");
+  const std::string run_trace = path("run.jsonl");
+  ASSERT_EQ(run_lmx("run --set nodes=4 --set rounds=3 --trace " + quoted(run_trace)).exit_code, 0);
+  for (const std::string& input : {dir_.string(), path("empty.jsonl"), run_trace}) {
+    const auto r = run_lmx("check --replay " + quoted(input));
+    EXPECT_EQ(r.exit_code, 2) << input << ": " << r.out;
+    EXPECT_NE(r.out.find("lmx: error: "), std::string::npos) << input << ": " << r.out;
+  }
+}
+
 // A file that is not a trace is refused before anything is served (it was served, and the page
 // failed to load it), as lmx replay and lmx report refuse it.
 TEST_F(Files, ViewRefusesAFileThatIsNotATrace) {
