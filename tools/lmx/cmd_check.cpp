@@ -17,6 +17,7 @@
 #include "command.hpp"
 #include "lmx/check/checker.hpp"
 #include "lmx/check/replay.hpp"
+#include "lmx/trace/trace.hpp"
 #include "process.hpp"
 
 namespace {
@@ -179,13 +180,15 @@ const lmx::cli::Register check_command{
              throw lmx::cli::Failure(a.replay + " is a directory, not a trace file");
            std::ifstream in(a.replay, std::ios::binary);
            if (!in) throw lmx::cli::Failure("cannot open " + a.replay);
-           std::string first;
-           std::getline(in, first);
-           const auto header = nlohmann::json::parse(first, nullptr, false);
-           if (!header.is_object() || header.value("type", "") != "lmx-trace" || header.value("source", "") != "check")
-             throw lmx::cli::Failure(a.replay +
-                                     " line 1: not a checker counterexample (an lmx-trace/1 header with "
-                                     "\"source\": \"check\"; lmx replay re-runs a simulator trace)");
+           try {
+             const lmx::trace::Reader header(in, a.replay);  // the shared header checks
+             if (header.header().value("source", "") != "check")
+               throw lmx::cli::Failure(a.replay +
+                                       " line 1: not a checker counterexample (its header's \"source\" is not "
+                                       "\"check\"; lmx replay re-runs a simulator trace)");
+           } catch (const lmx::trace::Error& e) {
+             throw lmx::cli::Failure(e.what());
+           }
            in.clear();
            in.seekg(0);
            exit_code = lmx::check::replay_counterexample(in, std::cout) ? 0 : 1;
