@@ -99,10 +99,14 @@ class Dynamics {
   /// and enough nodes that a round takes longer than handing the plan over.
   template <class Host>
   void plan_ahead(const Host& host, unsigned threads) {
-    if (threads < 2 || !mobile_ || sc_.topology.speed <= 0 || positions_.size() < min_nodes_ahead) return;
+    if (!plans_ahead(threads)) return;
     rng_before_plan_ = rng_;
     ahead_ = true;
     worker_.run([this, &host] { plan_mobility(host, next_positions_); });
+  }
+  /// Whether plan_ahead uses a thread of `threads`.
+  [[nodiscard]] bool plans_ahead(unsigned threads) const {
+    return threads >= 2 && mobile_ && sc_.topology.speed > 0 && positions_.size() >= min_nodes_ahead;
   }
   /// Something outside changes the graph or a position: a plan made ahead is discarded and its
   /// draws given back, so that the next round plans from what is then true.

@@ -12,10 +12,14 @@
 // This file holds an activation (the hot path: candidates, the adversary's pick, the core's step,
 // its sends) and the rounds of both engines; the parts' methods it calls are inline.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 
+#include "background.hpp"
 #include "dynamics.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "metrics.hpp"
@@ -37,6 +41,8 @@ using core::ParticipantPhase;
 using core::Port;
 using nlohmann::json;
 
+std::size_t pipeline_record_bytes(unsigned delta);  // resources.cpp's word on a pipelined round
+
 namespace {
 
 /// Ticks per round: the async engine places executions at sub-round times.
@@ -44,6 +50,7 @@ constexpr std::uint32_t async_ticks = 1024;
 
 template <class Word>
 class EngineImpl final : public Engine {
+  friend std::size_t lmx::sim::pipeline_record_bytes(unsigned delta);
   using Ports = core::PortSet<Word>;
   using State = core::NodeState<Word>;
   using Fx = core::Effects<Word>;
@@ -107,6 +114,9 @@ class EngineImpl final : public Engine {
     if (async_ && opt_.skip_dormant && sc_.delivery.kind != DeliveryKind::delay_target)
       dormant_.assign(n_, 0), dormant_until_.assign(n_, 0);
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
+    // A mobile run's planner takes a thread of its own.
+    pipeline_ = !async_ && defer_writes(sc_, opt_, trace_.enabled()) &&
+                opt_.threads >= (dynamics_.plans_ahead(opt_.threads) ? 3u : 2u);
   }
 
   // ---------------------------------------------------------------- application API (engine_api.hpp)
@@ -135,8 +145,10 @@ class EngineImpl final : public Engine {
   [[nodiscard]] double now() const override { return double(now_) / tpr_; }
   [[nodiscard]] std::uint64_t deferred_writes() const override { return net_.deferred_writes(); }
   [[nodiscard]] std::uint64_t mobility_planned_ahead() const override { return dynamics_.planned_ahead(); }
+  [[nodiscard]] std::uint64_t pipelined_rounds() const override { return pipelined_rounds_; }
   void inject_lock_port(NodeId u, Port p) override {
     state_.at(u).lock_port = p;
+    if (monitors_.viewing()) monitors_.view(u, p, state_[u].state == InitiatorState::locked);
     monitors_.lock_changed(u);
   }
   void inject_detector(NodeId u, std::uint64_t ports) override {
@@ -246,31 +258,64 @@ class EngineImpl final : public Engine {
     return set;
   }
 
-  /// One activation of u: the adversary picks one enabled action uniformly (a due application
-  /// call, a guarded action, or a message delivery). Returns false if u has nothing enabled.
-  bool activate(NodeId u) {
+  /// What an activation chose: the adversary's pick among u's enabled actions (choose), carried
+  /// out by perform. The two halves of an activation, which the pipelined round runs on two
+  /// threads; one thread runs them back to back (activate).
+  struct Choice {
+    NodeId u;
+    std::uint8_t what;   ///< idle, call, deliver, or guarded + the action
+    core::Port port;     ///< a delivery's port
+    std::uint16_t slot;  ///< and its index in that port's channel
+    static constexpr std::uint8_t idle = 0, call = 1, deliver = 2, guarded = 3;  // guarded + Action < 0xFF
+  };
+  static_assert(sizeof(Choice) == 8);
+
+  /// The adversary picks one enabled action of u uniformly (a due application call, a guarded
+  /// action, or a message delivery). Reads u's state, channels and application record, and draws
+  /// from the activation and delivery streams only; writes nothing else.
+  [[gnu::always_inline]] Choice choose(NodeId u) {
     Candidates candidates;
     net_.receivable(u, delivery_.rule(), candidates);
     const unsigned k = candidates.k;
     const core::ActionSet guarded = useful_guarded(u);
     const bool call = call_due(u);
     const unsigned options = guarded.size() + (k ? 1u : 0u) + (call ? 1u : 0u);
-    if (options == 0) return false;
+    Choice c{u, Choice::idle, 0, 0};
+    if (options == 0) return c;
     unsigned pick = options == 1 ? 0 : scheduler_.rng().below(options);
-    if (call && pick-- == 0) return app_call(u), true;
-    if (k && pick-- == 0) return deliver(u, candidates), true;
+    if (call && pick-- == 0) {
+      c.what = Choice::call;
+      return c;
+    }
+    if (k && pick-- == 0) {
+      const unsigned i = delivery_.pick(
+          candidates, [&](Slot slot) { return int(net_.age_of(net_.stored(net_.channel(u, slot.port), slot.index))); });
+      const Slot chosen = candidates.at(i);
+      c.what = Choice::deliver, c.port = chosen.port, c.slot = chosen.index;
+      return c;
+    }
     for (Action a : core::guarded_actions)
       if (guarded.contains(a) && pick-- == 0) {
-        execute(u, core::Activation{a}, nullptr);
-        return true;
+        c.what = static_cast<std::uint8_t>(Choice::guarded + static_cast<unsigned>(a));
+        return c;
       }
-    return false;
+    return c;
+  }
+  /// Carries out a choice that is not idle.
+  [[gnu::always_inline]] void perform(const Choice& c) {
+    if (c.what == Choice::call) return app_call(c.u);
+    if (c.what == Choice::deliver) return deliver(c.u, Slot{c.port, c.slot});
+    execute(c.u, core::Activation{static_cast<Action>(c.what - Choice::guarded)}, nullptr);
+  }
+  /// One activation of u. Returns false if u has nothing enabled.
+  bool activate(NodeId u) {
+    const Choice c = choose(u);
+    if (c.what == Choice::idle) return false;
+    perform(c);
+    return true;
   }
 
-  void deliver(NodeId u, const Candidates& candidates) {
-    const unsigned pick = delivery_.pick(
-        candidates, [&](Slot slot) { return int(net_.age_of(net_.stored(net_.channel(u, slot.port), slot.index))); });
-    const Slot chosen = candidates.at(pick);
+  void deliver(NodeId u, Slot chosen) {
     const Stored m = net_.stored(net_.channel(u, chosen.port), chosen.index);
     net_.remove(u, chosen.port, chosen.index);
     const core::Decoded d = core::decode(m.byte, sc_.k);
@@ -285,7 +330,10 @@ class EngineImpl final : public Engine {
     execute_inline(u, act, &m);
   }
 
-  void app_call(NodeId u) {
+  void app_call(NodeId u) { execute(u, core::Activation{app_call_records(u)}, nullptr); }
+  /// The records of u's due application call, made before its action (Lock or Unlock), which
+  /// this returns.
+  Action app_call_records(NodeId u) {
     App& a = work_.app(u);
     if (a.phase == AppPhase::wait_lock) {
       trace_call(u, "lock", true, lock_request(u));
@@ -293,57 +341,84 @@ class EngineImpl final : public Engine {
       monitors_.lock_called(u, lock_request(u));  // N(u) at the call: the candidates for persistence
       ++metrics_.locks_requested, ++work_.pending;
       monitors_.requested(now_, u);
-      execute(u, core::Activation{Action::init_lock}, nullptr);
-    } else {
-      trace_call(u, "unlock", true);
-      a.phase = AppPhase::unlocking;
-      ++work_.unlocking;
-      monitors_.release_held(u);
-      if (opt_.listener) opt_.listener->unlock_called(u);
-      execute(u, core::Activation{Action::init_unlock}, nullptr);
+      return Action::init_lock;
     }
+    trace_call(u, "unlock", true);
+    a.phase = AppPhase::unlocking;
+    ++work_.unlocking;
+    monitors_.release_held(u);
+    if (opt_.listener) opt_.listener->unlock_called(u);
+    return Action::init_unlock;
   }
+
+  /// What the core did in one activation (run_core), for the records made of it (record_outcome).
+  struct Outcome {
+    Fx fx;
+    core::Activation act;
+    Word disconnected = 0;  ///< D as the action saw it
+    Port before_lock = 0, after_lock = 0;
+    InitiatorState before_state{}, after_state{};
+    ParticipantPhase after_phase{};
+  };
 
   void execute(NodeId u, const core::Activation& act, const Stored* msg) { execute_inline(u, act, msg); }
   /// execute, inlined where most actions come from (a delivery): the call and its register
   /// saves were about 3 % of an action's instructions.
   [[gnu::always_inline]] void execute_inline(NodeId u, const core::Activation& act, const Stored* msg) {
+    Outcome o;
+    o.act = act;
+    run_core(u, o);
+    record_outcome(u, o, msg);
+  }
+  /// The core's action `o.act` at u (Algorithms 1-3): u's state and detector change, and the
+  /// priority stream is drawn from. Nothing else is written.
+  [[gnu::always_inline]] void run_core(NodeId u, Outcome& o) {
     State& s = state_[u];
-    const State before = s;
+    o.before_lock = s.lock_port, o.before_state = s.state;
     const core::Context<Word> ctx = context(u);
+    o.disconnected = ctx.disconnected.bits();
     auto draw = [this](unsigned bound) { return prio_rng_.below(bound); };
-    Fx fx;
-    if (act.action == Action::init_lock)
-      fx = protocol_.lock(s, ctx, lock_request(u));
-    else if (act.action == Action::init_unlock)
-      fx = protocol_.unlock(s, ctx);
+    if (o.act.action == Action::init_lock)
+      o.fx = protocol_.lock(s, ctx, lock_request(u));
+    else if (o.act.action == Action::init_unlock)
+      o.fx = protocol_.unlock(s, ctx);
     else
-      fx = protocol_.step(s, act, ctx, core::PriorityDraw::from(draw));
+      o.fx = protocol_.step(s, o.act, ctx, core::PriorityDraw::from(draw));
+    if (o.fx.status == core::Status::ok) net_.set_detector(u, Ports{});  // the snapshot was consumed by this action
+    o.after_lock = s.lock_port, o.after_state = s.state, o.after_phase = s.phase;
+  }
+  /// The rest of an activation of u, after its core step: its counts, trace event, sends, monitors
+  /// and completions.
+  [[gnu::always_inline]] void record_outcome(NodeId u, const Outcome& o, const Stored* msg) {
+    const Fx& fx = o.fx;
     if (fx.status != core::Status::ok) {
       monitors_.report("P7", {u}, {},
-                       "the core refused " + std::string(core::to_string(act.action)) + ": " +
+                       "the core refused " + std::string(core::to_string(o.act.action)) + ": " +
                            std::string(core::to_string(fx.status)));
       return;
     }
     ++metrics_.actions;
-    net_.set_detector(u, Ports{});  // the snapshot was consumed by this action
+    const bool was_locked = o.before_state == InitiatorState::locked,
+               is_locked = o.after_state == InitiatorState::locked;
+    if (monitors_.viewing()) [[unlikely]]
+      monitors_.view(u, o.after_lock, is_locked);
     App& a = work_.app(u);
     if (a.phase == AppPhase::requesting) a.actions = static_cast<std::uint16_t>(std::min(0xFFFF, a.actions + 1));
-    if ((act.action == Action::check_start || act.action == Action::check_win) && a.trials < 255) ++a.trials;
+    if ((o.act.action == Action::check_start || o.act.action == Action::check_win) && a.trials < 255) ++a.trials;
 
     const std::uint8_t msg_byte = msg ? msg->byte : 0xFF;
-    log({now_, EvKind::act, static_cast<std::uint8_t>(act.action), act.port, msg_byte, u,
-         static_cast<std::uint32_t>(s.lock_port) | (static_cast<std::uint32_t>(s.state) << 8) |
-             (static_cast<std::uint32_t>(s.phase) << 16)});
-    if (trace_.enabled()) trace_.act(u, act, msg != nullptr, msg ? msg->id : 0, ctx.disconnected, s);
+    log({now_, EvKind::act, static_cast<std::uint8_t>(o.act.action), o.act.port, msg_byte, u,
+         static_cast<std::uint32_t>(o.after_lock) | (static_cast<std::uint32_t>(o.after_state) << 8) |
+             (static_cast<std::uint32_t>(o.after_phase) << 16)});
+    if (trace_.enabled()) trace_.act(u, o.act, msg != nullptr, msg ? msg->id : 0, Ports(o.disconnected), state_[u]);
 
     for (unsigned g = 0; g < fx.send_count; ++g) send(u, fx.sends[g]);
-    if (fx.port_sent_twice) monitors_.send_twice(u, act.action, fx);
+    if (fx.port_sent_twice) monitors_.send_twice(u, o.act.action, fx);
     if (fx.priority_overwritten) monitors_.priority_overwritten();
-    if (s.lock_port != before.lock_port) monitors_.lock_changed(u);
-    if (s.state == InitiatorState::locked && before.state != InitiatorState::locked) ++metrics_.locked_now;
-    if (s.state != InitiatorState::locked && before.state == InitiatorState::locked) --metrics_.locked_now;
-    if (s.state == InitiatorState::win && before.state != InitiatorState::win) dynamics_.entered_win(u);
+    if (o.after_lock != o.before_lock) monitors_.lock_changed(u);
+    if (is_locked && !was_locked) ++metrics_.locked_now;
+    if (!is_locked && was_locked) --metrics_.locked_now;
+    if (o.after_state == InitiatorState::win && o.before_state != InitiatorState::win) dynamics_.entered_win(u);
     if (fx.lock_acquired) lock_done(u, fx.locked_ports);
     if (fx.unlocked) unlock_done(u);
   }
@@ -436,6 +511,7 @@ class EngineImpl final : public Engine {
       scheduler_.sequential(n_, [this](NodeId u) { return activate(u); });
       return;
     }
+    if (pipelined_scan()) return pipelined_round(round);
     NodeId prefetched = 0;  // nodes below this have had their neighbours' channels prefetched
     // Tested first: whether a node had something to do is a coin flip for the branch predictor,
     // and testing it on every activation cost about one mispredicted branch per action.
@@ -466,6 +542,212 @@ class EngineImpl final : public Engine {
   /// Nodes the semi-synchronous scan prefetches ahead (tuned with `lmx bench`).
   static constexpr NodeId prefetch_distance = 4;
 
+  // ---------------------------------------------------------------- the pipelined round
+  // With two threads (RunOptions::threads) a semi-synchronous round runs as a pipeline. A choosing
+  // thread scans ahead and prepares each activated node's action: the activation coins, the pick
+  // among enabled actions, the delivery pick, the delivered message taken from the node's
+  // channel, and the core's step (the node's state and detector, the priority draws). This thread
+  // follows in the same order and records each one (record_outcome: the counts, the trace event,
+  // the sends, the monitors and the workload). Each random stream is drawn by one thread in the
+  // scan's order; every node's own records are written by the choosing thread and everything else
+  // by this one, in the scan's order; so the round is the one-thread round, with the same trace
+  // hash for any thread count (tests/sim/threads_test.cpp). What that takes:
+  //  - this thread starts a block once the choosing thread has left it, and writes into blocks
+  //    ahead only through lists (Network, "the pipelined scan");
+  //  - the monitors read other nodes' lock variables from their own view (Monitors, "view"),
+  //    since the states ahead are already past their actions;
+  //  - a message sent beyond a channel's inline slots (P4 broken) waits for the choosing thread to
+  //    finish, and is put in its place as if the receiver had not yet acted (Network::post_in_pipeline).
+
+  /// Whether this round runs pipelined: a scan (not the sequential adversary) with deferred
+  /// writes, without trace lines or an application listener (both run on this thread with the
+  /// choices made in between) and without overlong channels (Network::can_pipeline).
+  [[nodiscard]] bool pipelined_scan() const {
+    return pipeline_ && sc_.activation.kind != ActivationKind::sequential && !trace_.enabled() && !opt_.listener &&
+           net_.can_pipeline();
+  }
+  /// Blocks the choosing thread may run ahead of the performing one: the lines it loaded are
+  /// still in the shared cache when this thread writes them.
+  static constexpr std::size_t max_blocks_ahead = 3;
+  /// Prepared actions this thread loads the records of ahead.
+  static constexpr std::size_t record_prefetch = 8;
+
+  /// One activation prepared on the choosing thread: the choice and what the core did.
+  struct Prepared {
+    Outcome o;
+    Choice c;
+    std::uint8_t byte;    ///< the delivered message
+    std::uint16_t stamp;  ///< and its send tick
+  };
+  static constexpr std::uint8_t malformed_delivery = 0xFF;  ///< Choice::what: the byte was not a message
+
+  /// The choosing thread's part of an activation of u.
+  [[gnu::always_inline]] void prepare(NodeId u, Prepared& r) {
+    r.c = choose(u);
+    switch (r.c.what) {
+      case Choice::idle: return;
+      case Choice::call:
+        r.o.act = core::Activation{work_.app(u).phase == AppPhase::wait_lock ? Action::init_lock : Action::init_unlock};
+        break;
+      case Choice::deliver: {
+        const Stored m = net_.stored(net_.channel(u, r.c.port), r.c.slot);
+        r.byte = m.byte, r.stamp = m.stamp;
+        const core::Decoded d = core::decode(m.byte, sc_.k);
+        if (!d.ok()) [[unlikely]] {
+          r.c.what = malformed_delivery;
+          return;
+        }
+        r.o.act = core::Activation{};
+        r.o.act.action = core::receive_action(d.message.kind), r.o.act.port = r.c.port;
+        r.o.act.message.kind = d.message.kind, r.o.act.message.value = d.message.value;
+        break;
+      }
+      default: r.o.act = core::Activation{static_cast<Action>(r.c.what - Choice::guarded)};
+    }
+    run_core(u, r.o);
+  }
+  /// This thread's part, in the order the one-thread activation makes it.
+  [[gnu::always_inline]] void finish(const Prepared& r) {
+    const NodeId u = r.c.u;
+    switch (r.c.what) {
+      case Choice::idle: return;
+      case Choice::call: app_call_records(u); return record_outcome(u, r.o, nullptr);
+      case Choice::deliver: {
+        net_.remove(u, r.c.port, r.c.slot);
+        ++metrics_.received;
+        const Stored m{r.byte, r.stamp, 0};
+        return record_outcome(u, r.o, &m);
+      }
+      case malformed_delivery:
+        net_.remove(u, r.c.port, r.c.slot);
+        return monitors_.malformed(u, r.c.port, r.byte, core::decode(r.byte, sc_.k).error);
+      default: return record_outcome(u, r.o, nullptr);
+    }
+  }
+
+  /// Waits until ready() holds: a short spin, then asleep on `signal` (which the other thread
+  /// bumps, after making ready() hold, and notifies), so that a waiting thread gives its CPU up,
+  /// should both threads share one.
+  template <class Ready>
+  static void wait_until(std::atomic<std::uint32_t>& signal, Ready&& ready) {
+    for (unsigned spins = 0; !ready(); ++spins) {
+      if (spins < 2048) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        continue;
+      }
+      const std::uint32_t seen = signal.load(std::memory_order_acquire);
+      if (ready()) return;
+      signal.wait(seen, std::memory_order_acquire);
+    }
+  }
+  static void bump(std::atomic<std::uint32_t>& signal) {
+    signal.fetch_add(1, std::memory_order_release);
+    signal.notify_one();
+  }
+
+  void pipelined_round(std::uint64_t round) {
+    // Room for every node (only the pages of activated ones are touched).
+    if (!prepared_) prepared_ = std::make_unique_for_overwrite<Prepared[]>(n_);
+    monitors_.start_view();
+    published_.store(0, std::memory_order_relaxed), performing_block_.store(0, std::memory_order_relaxed);
+    unthrottled_.store(false, std::memory_order_relaxed), prepared_all_.store(false, std::memory_order_release);
+    net_.begin_scan();
+    net_.begin_pipeline([this] { await_choosing(); });
+    chooser_.run([this] { choose_round(); });
+    try {
+      perform_round(round);
+    } catch (...) {
+      await_choosing();
+      try {
+        chooser_.wait();
+      } catch (...) {
+      }
+      throw;
+    }
+    chooser_.wait();
+    net_.end_scan(round);
+    ++pipelined_rounds_;
+    // The records' pages in use: those of the round with the most activations so far.
+    prepared_peak_ = std::max(prepared_peak_, published_.load(std::memory_order_relaxed));
+  }
+  /// Lets the choosing thread run to the round's end, and waits for it.
+  void await_choosing() {
+    unthrottled_.store(true, std::memory_order_release);
+    bump(performing_signal_);
+    wait_until(choosing_signal_, [this] { return prepared_all_.load(std::memory_order_acquire); });
+  }
+  void publish(std::size_t count) { published_.store(count, std::memory_order_release); }
+  /// The choosing thread: the scan, its prepared actions published block by block.
+  void choose_round() {
+    std::size_t count = 0, block = ~std::size_t{0};
+    NodeId prefetched = 0;
+    auto finished = [&] {
+      publish(count);
+      prepared_all_.store(true, std::memory_order_release);
+      bump(choosing_signal_);
+    };
+    try {
+      scheduler_.scan(n_, [&](std::uint64_t u) {
+        if (const std::size_t b = net_.block_of(u); b != block) {
+          publish(count);
+          bump(choosing_signal_);
+          block = b;
+          wait_until(performing_signal_, [&] {
+            return b <= performing_block_.load(std::memory_order_acquire) + max_blocks_ahead ||
+                   unthrottled_.load(std::memory_order_acquire);
+          });
+          net_.enter_ahead(u);
+        }
+        // As in semi_sync_round: the records of the next nodes loaded early (not their far ends,
+        // which only the recording thread reads).
+        const NodeId ahead = static_cast<NodeId>(std::min<std::uint64_t>(n_, u + prefetch_distance));
+        const NodeId first = std::max(prefetched, static_cast<NodeId>(u));
+        for (NodeId i = 0; i < prefetch_distance; ++i) {
+          const NodeId w = std::min<NodeId>(first + i, ahead - 1);
+          net_.prefetch_channels(w);
+          __builtin_prefetch(&state_[w], 1);
+        }
+        prefetched = std::max(first, ahead);
+        prepare(static_cast<NodeId>(u), prepared_[count++]);
+      });
+    } catch (...) {
+      finished();
+      throw;
+    }
+    finished();
+  }
+  /// This thread: the prepared actions recorded in the scan's order, a block once the choosing
+  /// thread has left it.
+  void perform_round(std::uint64_t round) {
+    std::size_t i = 0, block = ~std::size_t{0};
+    for (;;) {
+      std::size_t ready = 0;
+      bool all = false;
+      wait_until(choosing_signal_, [&] {
+        all = prepared_all_.load(std::memory_order_acquire);  // before the count: then it is final
+        ready = published_.load(std::memory_order_acquire);
+        return ready > i || all;
+      });
+      if (ready == i) break;  // all prepared, all recorded
+      for (; i < ready; ++i) {
+        if (i + record_prefetch < ready) {
+          const NodeId w = prepared_[i + record_prefetch].c.u;
+          net_.prefetch_own(w);
+          __builtin_prefetch(&work_.app(w), 1);
+        }
+        const Prepared& r = prepared_[i];
+        net_.enter(r.c.u, round);
+        if (const std::size_t b = net_.block_of(r.c.u); b != block) {
+          block = b;
+          performing_block_.store(b, std::memory_order_release);
+          bump(performing_signal_);
+        }
+        finish(r);
+      }
+    }
+  }
   /// Asynchronous executions (paper, Section 5): each node's executions occupy disjoint intervals
   /// [t, t + d] at sub-round times; executions of different nodes overlap arbitrarily and topology
   /// changes happen in between. An execution's effects are applied at its start, which the
@@ -555,7 +837,7 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- summary
   [[nodiscard]] std::size_t memory_bytes() const {
     return state_.capacity() * sizeof(State) + net_.bytes() + work_.bytes() + monitors_.bytes() + dynamics_.bytes() +
-           scheduler_.bytes();
+           scheduler_.bytes() + prepared_peak_ * sizeof(Prepared);
   }
 
   json summary();
@@ -585,21 +867,36 @@ class EngineImpl final : public Engine {
   std::uint64_t horizon_ = sc_.effective_horizon();  ///< P7's, in rounds
   std::uint32_t now_ = 0;                            ///< the clock, in ticks (tpr_ per round)
   BigArray<State> state_;                            ///< Table 1's variables of every node
-  TraceWriter<Word> trace_;
-  Network<Word> net_;
-  Scheduler scheduler_;
+  // In a pipelined round the choosing thread writes the activation, delivery and priority streams
+  // and the recording thread the trace writer, the counts and the monitors, each on cache lines of
+  // its own (alignas): a line both wrote moved between the cores at every action.
+  alignas(64) TraceWriter<Word> trace_;
+  Network<Word> net_;  // aligned by its members
+  alignas(64) Scheduler scheduler_;
   Delivery delivery_;
-  Dynamics dynamics_;
+  alignas(64) Dynamics dynamics_;
   Workload work_;
   Monitors<Word> monitors_;
   Metrics metrics_;
-  Rng prio_rng_;
-  std::vector<Word> requested_;  ///< per node: the ports its next Lock asks for (empty: all, for every node)
-  std::uint64_t next_id_ = 1;    ///< the next message's trace id
+  alignas(64) Rng prio_rng_;
+  std::vector<Word> requested_;            ///< per node: the ports its next Lock asks for (empty: all, for every node)
+  alignas(64) std::uint64_t next_id_ = 1;  ///< the next message's trace id
   std::uint64_t rounds_done_ = 0;
   bool done_ = false, stalled_ = false, interrupted_ = false;
   bool initial_topology_ = true;  ///< the constructor is connecting the initial edges
   std::chrono::steady_clock::time_point start_wall_;
+  // The pipelined round.
+  bool pipeline_ = false;                 ///< semi-synchronous rounds may run pipelined (set once the nodes are placed)
+  std::unique_ptr<Prepared[]> prepared_;  ///< the round's prepared actions, in the scan's order
+  std::uint64_t pipelined_rounds_ = 0;
+  std::size_t prepared_peak_ = 0;          ///< the most actions prepared in one round
+  std::atomic<std::size_t> published_{0};  ///< prepared actions of the blocks the choosing thread has left
+  std::atomic<std::size_t> performing_block_{0};
+  std::atomic<bool> prepared_all_{false}, unthrottled_{false};
+  /// Bumped by the choosing thread as it publishes, and by this one as it enters a block or lets
+  /// the other run free (wait_until).
+  std::atomic<std::uint32_t> choosing_signal_{0}, performing_signal_{0};
+  BackgroundWorker chooser_;  ///< last: destroyed first, so a round in flight ends before the rest
 };
 
 }  // namespace
@@ -611,6 +908,15 @@ class EngineImpl final : public Engine {
 namespace lmx::sim {
 
 bool p5_holds(unsigned layout_bits, unsigned paper_bits) { return layout_bits <= 8 * paper_bits; }
+
+std::size_t pipeline_record_bytes(unsigned delta) {
+  switch (core::register_bits_for(delta)) {
+    case 8: return sizeof(EngineImpl<std::uint8_t>::Prepared);
+    case 16: return sizeof(EngineImpl<std::uint16_t>::Prepared);
+    case 32: return sizeof(EngineImpl<std::uint32_t>::Prepared);
+    default: return sizeof(EngineImpl<std::uint64_t>::Prepared);
+  }
+}
 
 std::unique_ptr<Engine> make_engine(const Scenario& s, const RunOptions& o) {
   switch (core::register_bits_for(s.delta)) {

@@ -42,6 +42,30 @@ class Monitors {
 
   [[nodiscard]] double now() const { return double(now_) / tpr_; }
 
+  // ---------------------------------------------------------------- the monitors' view of the locks
+  // In a pipelined semi-synchronous round (engine.cpp) the choosing thread runs the core's steps
+  // ahead of the thread that records them, so the states of the nodes in between are already
+  // those after their actions. P1 and P2, which read other nodes' lock variables and LOCKED flags,
+  // then read them as recorded so far (view), which is the state at the scan's point where the
+  // one-thread round reads it.
+  struct Viewed {
+    Port lock = core::no_port;
+    bool locked = false;
+  };
+  /// Starts keeping the view (from then on every action's record updates it).
+  void start_view() {
+    if (viewing()) return;
+    view_.resize(states_.size());
+    for (std::size_t u = 0; u < states_.size(); ++u)
+      view_[u] = {states_[u].lock_port, states_[u].state == core::InitiatorState::locked};
+  }
+  [[nodiscard]] bool viewing() const { return !view_.empty(); }
+  void view(NodeId u, Port lock, bool locked) { view_[u] = {lock, locked}; }
+  [[nodiscard]] Port lock_of(NodeId w) const { return viewing() ? view_[w].lock : states_[w].lock_port; }
+  [[nodiscard]] bool is_locked(NodeId w) const {
+    return viewing() ? view_[w].locked : states_[w].state == core::InitiatorState::locked;
+  }
+
   /// A monitor fired: count it, trace it, and keep it with its excerpt while there is room.
   void report(const std::string& property, std::vector<NodeId> nodes, std::vector<unsigned> ports,
               const std::string& detail) {
@@ -93,7 +117,7 @@ class Monitors {
   void lock_changed(NodeId w) {
     const NodeId holder = held_by_[w];
     if (holder == no_node) return;
-    const Port l = states_[w].lock_port;
+    const Port l = lock_of(w);
     const bool points = holder == w ? l == core::self_port
                                     : (l != core::no_port && l != 0 && l <= net_.delta() && net_.peer(w, l) == holder);
     if (!points) {
@@ -117,7 +141,7 @@ class Monitors {
     for (Port p : Ports(persistent_[u])) held.push_back(net_.peer(u, p));
     for (NodeId w : held) {
       const NodeId other = held_by_[w];
-      if (other != no_node && other != u && states_[other].state == core::InitiatorState::locked)
+      if (other != no_node && other != u && is_locked(other))
         report("P1", {u, other, w}, {},
                "node " + std::to_string(w) + " is held by LOCKED nodes " + std::to_string(u) + " and " +
                    std::to_string(other));
@@ -239,7 +263,8 @@ class Monitors {
             {"send_twice_on_port_examples", double_send_examples_}};
   }
   [[nodiscard]] std::size_t bytes() const {
-    return persistent_.capacity() * sizeof(Word) + held_by_.capacity() * sizeof(NodeId) + pending_queue_.size() * 8;
+    return persistent_.capacity() * sizeof(Word) + held_by_.capacity() * sizeof(NodeId) + pending_queue_.size() * 8 +
+           view_.capacity() * sizeof(Viewed);
   }
 
  private:
@@ -290,6 +315,7 @@ class Monitors {
 
   BigArray<Word> persistent_;  ///< per node: the neighbours persistent since its Lock call
   BigArray<NodeId> held_by_;   ///< per node: the LOCKED initiator holding it, or no_node
+  std::vector<Viewed> view_;   ///< per node, while kept: its lock variable and LOCKED flag as recorded
   std::deque<std::pair<std::uint32_t, NodeId>> pending_queue_;
   std::uint32_t checked_at_ = 0;  ///< the clock at the last horizon check
   bool checked_ = false;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
@@ -270,6 +271,8 @@ class Network {
     }
     // An earlier send of this action on this port (a double send, errata E3) may still wait in
     // the receiver's block list: it goes first, as it would have with immediate writes.
+    if (pipelined_) [[unlikely]]
+      return post_in_pipeline(u, p, to, to_port, byte, id);
     if (batching_ && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
     const bool ok = enqueue(to, to_port, byte, id);
     if (ok && keep_outgoing_ && p != core::self_port) ++own.outgoing;
@@ -330,6 +333,10 @@ class Network {
   /// cache) the neighbours' channels its sends will write.
   void prefetch_own(NodeId w) const {
     __builtin_prefetch(far_node(w, 1));
+    prefetch_channels(w);
+  }
+  /// w's own channels alone (what a pipelined round's choosing thread reads of w's records).
+  void prefetch_channels(NodeId w) const {
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
     __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
   }
@@ -370,21 +377,74 @@ class Network {
       const std::size_t blocks = (std::size_t{n_} >> block_shift_) + 1;
       deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
     }
+    appending_ = deferred_.data(), appending_count_ = &deferred_count_;
     block_ = ~std::size_t{0};
   }
   /// The scan reaches node u in `round`: entering a new block applies the writes waiting for it.
   [[gnu::always_inline]] void enter(std::uint64_t u, std::uint64_t round) {
     if (batching_ && (u >> block_shift_) != block_) {
       block_ = u >> block_shift_, entered_[block_] = round;
-      apply_block(block_);
+      if (pipelined_)
+        apply_list(block_, fresh_[block_], 0, fresh_count_);
+      else
+        apply_block(block_);
     }
   }
+
+  // ---------------------------------------------------------------- the pipelined scan
+  // With two threads a semi-synchronous round is a pipeline (engine.cpp, "The pipelined round"):
+  // a choosing thread runs the scan ahead and only reads channels, except that it applies the
+  // writes carried over from the last round as it enters each block (enter_ahead); the performing
+  // thread follows block by block, one block behind at least, and makes every other write: this
+  // round's writes into a block are kept in a second set of lists (`fresh_`), applied when the
+  // performing thread enters the block. A channel's contents thus change in the order the
+  // one-thread scan changes them; the choosing thread reads a block's channels before this round's
+  // writes into them arrive, which changes nothing it reads (those messages are not receivable in
+  // this round and take slots after the ones it reads).
+
+  /// The scan about to start (after begin_scan) is pipelined; `await_choosing` lets the choosing
+  /// thread run to the round's end and waits for it (before a write that cannot wait in a list).
+  void begin_pipeline(std::function<void()> await_choosing) {
+    pipelined_ = true, ahead_block_ = ~std::size_t{0};
+    carried_pending_ = std::exchange(deferred_count_, 0);
+    if (fresh_.size() != deferred_.size()) fresh_.resize(deferred_.size());
+    appending_ = fresh_.data(), appending_count_ = &fresh_count_;
+    await_choosing_ = std::move(await_choosing);
+  }
+  /// The choosing thread reaches node u: entering a block applies the writes carried over into it.
+  void enter_ahead(std::uint64_t u) {
+    if ((u >> block_shift_) == ahead_block_) return;
+    ahead_block_ = u >> block_shift_;
+    apply_list(ahead_block_, deferred_[ahead_block_], deferred_[ahead_block_].size(), carried_pending_,
+               carried_applied_);
+    carried_[ahead_block_] = 0;
+  }
+  /// The scan block of node u.
+  [[nodiscard]] std::size_t block_of(std::uint64_t u) const { return u >> block_shift_; }
+  /// Whether a pipelined scan may start: no channel holds more than its inline slots (the side
+  /// table of longer channels is not shared between the threads).
+  [[nodiscard]] bool can_pipeline() const { return keep_outgoing_ && overflow_.empty(); }
   /// The scan of `round` is over. The writes for blocks the scan has passed wait for the next
   /// round's scan, which applies them just before it reads those blocks' channels. A block the scan
   /// did not enter has its list applied now, so that what waits was all sent in this round, at
   /// tick `carried_stamp_`.
   void end_scan(std::uint64_t round) {
     if (!batching_) return;
+    if (pipelined_) {
+      // The carried lists of blocks the choosing thread did not enter, and this round's lists of
+      // blocks the performing thread did not enter, as the one-thread scan applies them; what
+      // was written into blocks behind waits for the next round, as there.
+      merge_choosing_counts();
+      for (std::size_t b = 0; b < deferred_.size(); ++b) {
+        apply_block(b);
+        if (entered_[b] != round) apply_list(b, fresh_[b], 0, fresh_count_);
+        std::swap(deferred_[b], fresh_[b]);
+        carried_[b] = static_cast<std::uint32_t>(deferred_[b].size());
+      }
+      deferred_count_ += fresh_count_, fresh_count_ = 0;
+      pipelined_ = false, appending_ = deferred_.data(), appending_count_ = &deferred_count_;
+      await_choosing_ = nullptr;
+    }
     for (std::size_t b = 0; b < deferred_.size(); ++b) {
       if (entered_[b] != round) apply_block(b);
       carried_[b] = static_cast<std::uint32_t>(deferred_[b].size());
@@ -409,6 +469,7 @@ class Network {
                         deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
                         entered_.capacity() * sizeof(entered_[0]);
     for (const auto& list : deferred_) bytes += list.bytes();
+    for (const auto& list : fresh_) bytes += list.bytes();
     return bytes;
   }
 
@@ -435,8 +496,15 @@ class Network {
   [[gnu::always_inline]] void write_later(NodeId owner, std::uint32_t e) {
     const std::size_t b = owner >> block_shift_;
     if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
-    deferred_[b].append(e);
-    if (++deferred_count_ >= deferred_cap_) apply_deferred();
+    appending_[b].append(e);
+    if (++*appending_count_ >= deferred_cap_) [[unlikely]]
+      over_cap();
+  }
+  [[gnu::noinline]] void over_cap() {
+    if (!pipelined_) return apply_deferred();
+    // Only the blocks both threads have left: the choosing thread may be reading those ahead.
+    for (std::size_t b = 0; b < block_ && b < fresh_.size(); ++b) apply_list(b, fresh_[b], 0, fresh_count_);
+    if (fresh_count_ >= deferred_cap_) apply_deferred_after_choosing();
   }
   /// Where a field of a Channel lies in the record read as one native 8-byte word.
   static constexpr unsigned field_shift(std::size_t offset, std::size_t size) {
@@ -478,8 +546,16 @@ class Network {
   /// and 32 in flight rather than 8 made `lmx bench` about 1.1 times faster (docs/simulator.md).
   static constexpr std::size_t apply_prefetch_distance = 32;
   void apply_block(std::size_t b) {
-    WriteList& list = deferred_[b];
-    const std::size_t size = list.size(), carried = carried_[b];
+    apply_list(b, deferred_[b], carried_[b], deferred_count_);
+    carried_[b] = 0;
+  }
+  /// Applies `list` to block b, its first `carried` entries with the last round's stamp, and
+  /// takes its entries off `pending`.
+  void apply_list(std::size_t b, WriteList& list, std::size_t carried, std::size_t& pending) {
+    apply_list(b, list, carried, pending, deferred_writes_);
+  }
+  void apply_list(std::size_t b, WriteList& list, std::size_t carried, std::size_t& pending, std::uint64_t& applied) {
+    const std::size_t size = list.size();
     if (size == 0) return;
     // Not &channels_[...]: when n is a multiple of the block size, the last block is empty and
     // its base is the end of the array.
@@ -491,12 +567,39 @@ class Network {
         __builtin_prefetch(base + (list[i + apply_prefetch_distance] >> entry_shift), 1);
       apply_write(base, list[i], i < carried ? before : now);
     }
-    deferred_count_ -= size, deferred_writes_ += size;
+    pending -= size, applied += size;
     list.clear();
-    carried_[b] = 0;
   }
   void apply_deferred() {
     for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
+    for (std::size_t b = 0; b < fresh_.size(); ++b) apply_list(b, fresh_[b], 0, fresh_count_);
+  }
+  /// In a pipelined scan, before a write that cannot wait in a list: the choosing thread is let
+  /// run to the round's end (it reads channels ahead), and the lists are applied in their order.
+  void apply_deferred_after_choosing() {
+    if (await_choosing_) await_choosing_();
+    merge_choosing_counts();
+    for (std::size_t b = 0; b < deferred_.size(); ++b) {
+      apply_block(b);
+      if (b != block_) apply_list(b, fresh_[b], 0, fresh_count_);
+    }
+  }
+  /// The choosing thread's counts (kept apart while it runs) joined to the network's.
+  void merge_choosing_counts() {
+    deferred_count_ += std::exchange(carried_pending_, 0);
+    deferred_writes_ += std::exchange(carried_applied_, 0);
+  }
+  /// post's immediate write in a pipelined scan. A message to the sender's own port 0 that fits an
+  /// inline slot is written in this block, which the choosing thread has left. Anything else (a
+  /// message beyond a channel's inline slots: P4 is broken) waits for the choosing thread to finish
+  /// the round, which only reads the channels ahead: this thread makes every change to them, in the
+  /// one-thread scan's order.
+  [[gnu::noinline]] Posted post_in_pipeline(NodeId u, Port p, NodeId to, Port to_port, std::uint8_t byte,
+                                            std::uint64_t id) {
+    if (p != core::self_port || channels_[channel(to, to_port)].count >= inline_slots) apply_deferred_after_choosing();
+    const bool ok = enqueue(to, to_port, byte, id);
+    if (ok && p != core::self_port) ++channels_[channel(u, p)].outgoing;
+    return {along(to, to_port, u, p), ok};
   }
 
   NodeId n_;
@@ -530,24 +633,39 @@ class Network {
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
   bool injected_on_free_port_ = false;  ///< inject wrote to a port without an edge
-  std::uint64_t in_transit_ = 0, edges_ = 0;
 
   /// Nodes per block of the scan: 2^14 (tuned with `lmx bench` among 2^10 to 2^18; their channel
   /// records take 1.1 MiB at Delta = 8); tests use smaller blocks to make blocks that a round's
   /// scan does not enter common.
   const unsigned block_shift_;
-  const bool keep_outgoing_;             ///< `Channel::outgoing` is kept (deferred writes)
-  bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
-  std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
-  std::vector<WriteList> deferred_;      ///< deferred writes per block
-  std::vector<std::uint32_t> carried_;   ///< per block: its first entries, sent in the last round
-  std::vector<std::uint64_t> entered_;   ///< per block: the last round whose scan entered it
-  std::uint16_t carried_stamp_ = 0;      ///< the tick of the carried entries
-  std::size_t deferred_count_ = 0;
-  std::uint64_t deferred_writes_ = 0;
+  const bool keep_outgoing_;  ///< `Channel::outgoing` is kept (deferred writes)
   /// Waiting entries beyond which all are applied at once (at most 8 bytes of entries a node).
   const std::size_t deferred_cap_;
   const std::uint32_t& now_;
+  std::vector<WriteList> deferred_;     ///< deferred writes per block
+  std::vector<std::uint32_t> carried_;  ///< per block: its first entries, sent in the last round
+  std::vector<std::uint64_t> entered_;  ///< per block: the last round whose scan entered it
+  std::vector<WriteList> fresh_;        ///< this round's writes per block, while pipelined
+
+  // What changes at every action, on a line of its own: in a pipelined round (begin_pipeline) the
+  // recording thread writes these while the choosing thread reads the members above, and a line
+  // shared by both moved between the two cores at every action.
+  alignas(64) std::uint64_t in_transit_ = 0;
+  std::uint64_t edges_ = 0;
+  bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
+  bool pipelined_ = false;               ///< and the scan is pipelined
+  std::uint16_t carried_stamp_ = 0;      ///< the tick of the carried entries
+  std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
+  std::size_t deferred_count_ = 0;
+  std::uint64_t deferred_writes_ = 0;
+  std::size_t fresh_count_ = 0;     ///< entries in fresh_
+  WriteList* appending_ = nullptr;  ///< the lists write_later appends to
+  std::size_t* appending_count_ = &deferred_count_;
+  std::function<void()> await_choosing_;
+  // The choosing thread's, on a line of its own too.
+  alignas(64) std::size_t ahead_block_ = ~std::size_t{0};  ///< the choosing thread's block
+  std::size_t carried_pending_ = 0;                        ///< the choosing thread's part of deferred_count_
+  std::uint64_t carried_applied_ = 0;                      ///< and of deferred_writes_
 };
 
 }  // namespace lmx::sim

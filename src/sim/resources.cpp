@@ -9,6 +9,9 @@
 
 namespace lmx::sim {
 
+/// The record of one action prepared ahead in a pipelined round (engine.cpp).
+std::size_t pipeline_record_bytes(unsigned delta);
+
 namespace {
 std::size_t state_bytes(unsigned delta) {
   switch (core::register_bits_for(delta)) {
@@ -32,6 +35,13 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 44 : 16;
   // The plan made ahead on a second thread moves nodes to a second array of positions.
   if (s.topology.kind == TopologyKind::mobility && threads >= 2) per_node += 16;
+  // A pipelined semi-synchronous round (RunOptions::threads): a record per activated node, the
+  // monitors' view of the locks (2 bytes a node) and a second set of deferred-write lists.
+  const bool scans = s.engine == EngineKind::semi_sync && s.activation.kind != ActivationKind::sequential;
+  if (scans && !tracing && (s.nodes >> 14) > 0 && threads >= (s.topology.kind == TopologyKind::mobility ? 3u : 2u)) {
+    const double activated = s.activation.kind == ActivationKind::random ? s.activation.p : 1.0;
+    per_node += activated * double(pipeline_record_bytes(s.delta)) + 2 + 16;
+  }
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;
   if (s.topology.kind == TopologyKind::regular)  // the stubs, shuffled in place as the edges

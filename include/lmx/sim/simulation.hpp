@@ -70,10 +70,12 @@ struct RunOptions {
   /// `lmx run` and its traces keep the adversary of docs/simulator.md. Ignored with the
   /// delay-target delivery adversary (a held message is not receivable, yet not nothing to do).
   bool skip_dormant = false;
-  /// Threads the run may use. With 2 or more, a mobile run plans each round's mobility (moves,
-  /// cuts, connections and their ports) on a second thread while the round before runs
-  /// (docs/simulator.md, "Threads"). The run is the same for every count: same draws, same
-  /// changes, same trace. More than 2 are accepted and not used yet.
+  /// Threads the run may use (docs/simulator.md, "Threads"). With 2 or more, a mobile run plans
+  /// each round's mobility (moves, cuts, connections and their ports) on a second thread while
+  /// the round before runs, and a semi-synchronous round with deferred writes runs as a pipeline
+  /// on two threads (one choosing and making each node's action, one recording it) where a thread
+  /// is left for it: 2 for a static graph, 3 for a mobile one. The run is the same for every
+  /// count: same draws, same changes, same trace. More are accepted and not used.
   unsigned threads = 1;
 };
 /// The most threads the command line and the Python module accept for RunOptions::threads.
@@ -145,6 +147,9 @@ class Engine {
   /// Rounds whose mobility was planned on the second thread (RunOptions::threads); measures
   /// the simulator, not the run, which is the same without.
   [[nodiscard]] virtual std::uint64_t mobility_planned_ahead() const = 0;
+  /// Semi-synchronous rounds run as a pipeline on two threads (RunOptions::threads); measures the
+  /// simulator, not the run, which is the same without.
+  [[nodiscard]] virtual std::uint64_t pipelined_rounds() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
