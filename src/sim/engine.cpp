@@ -523,17 +523,10 @@ class EngineImpl final : public Engine {
       // and most actions send to every neighbour. Loading those neighbours' channels a few nodes
       // early overlaps their cache misses with the work in between; this reads no random numbers
       // and changes nothing but timing.
-      // The nodes new to the window are at most prefetch_distance; a fixed count of loads, the last
-      // node repeated when fewer are new, because a loop over the (random) number of new nodes
-      // mispredicted its exit on most activations.
-      const NodeId ahead = static_cast<NodeId>(std::min<std::uint64_t>(n_, u + prefetch_distance));
-      const NodeId first = std::max(prefetched, static_cast<NodeId>(u));
-      for (NodeId i = 0; i < prefetch_distance; ++i) {
-        const NodeId w = std::min<NodeId>(first + i, ahead - 1);
+      load_ahead(u, prefetched, [this](NodeId w) {
         net_.prefetch(w);
         __builtin_prefetch(&state_[w], 1);
-      }
-      prefetched = std::max(first, ahead);
+      });
       const bool acted = activate(static_cast<NodeId>(u));
       if (lines && !acted) trace_.idle(static_cast<NodeId>(u));
     });
@@ -541,6 +534,17 @@ class EngineImpl final : public Engine {
   }
   /// Nodes the semi-synchronous scan prefetches ahead (tuned with `lmx bench`).
   static constexpr NodeId prefetch_distance = 4;
+  /// The scan at u: load(w) for the nodes new to the window of prefetch_distance nodes from u
+  /// (those below `prefetched` were loaded). The new nodes are at most prefetch_distance; a fixed
+  /// count of loads, the last node repeated when fewer are new, because a loop over the (random)
+  /// number of new nodes mispredicted its exit on most activations.
+  template <class Load>
+  [[gnu::always_inline]] void load_ahead(std::uint64_t u, NodeId& prefetched, Load&& load) {
+    const NodeId ahead = static_cast<NodeId>(std::min<std::uint64_t>(n_, u + prefetch_distance));
+    const NodeId first = std::max(prefetched, static_cast<NodeId>(u));
+    for (NodeId i = 0; i < prefetch_distance; ++i) load(std::min<NodeId>(first + i, ahead - 1));
+    prefetched = std::max(first, ahead);
+  }
 
   // ---------------------------------------------------------------- the pipelined round
   // With two threads (RunOptions::threads) a semi-synchronous round runs as a pipeline. A choosing
@@ -702,14 +706,10 @@ class EngineImpl final : public Engine {
         }
         // As in semi_sync_round: the records of the next nodes loaded early (not their far ends,
         // which only the recording thread reads).
-        const NodeId ahead = static_cast<NodeId>(std::min<std::uint64_t>(n_, u + prefetch_distance));
-        const NodeId first = std::max(prefetched, static_cast<NodeId>(u));
-        for (NodeId i = 0; i < prefetch_distance; ++i) {
-          const NodeId w = std::min<NodeId>(first + i, ahead - 1);
+        load_ahead(u, prefetched, [this](NodeId w) {
           net_.prefetch_channels(w);
           __builtin_prefetch(&state_[w], 1);
-        }
-        prefetched = std::max(first, ahead);
+        });
         prepare(static_cast<NodeId>(u), prepared_[count++]);
       });
     } catch (...) {

@@ -6,17 +6,12 @@
 #include <sstream>
 
 #include "lmx/sim/simulation.hpp"
+#include "summary_support.hpp"
 
 namespace lmx::sim {
 namespace {
 
 using nlohmann::json;
-
-/// The summary without what measures the machine or the simulator's own memory.
-json comparable(json summary) {
-  for (const char* key : {"actions_per_second", "wall_seconds", "bytes_per_node"}) summary.erase(key);
-  return summary;
-}
 
 struct Both {
   json deferred, immediate;
@@ -29,7 +24,7 @@ Both run_both(const Scenario& s, unsigned block_shift = 12) {
     RunOptions o;
     o.defer_writes = defer, o.scan_block_shift = block_shift;
     auto e = make_engine(s, o);
-    const json r = comparable(e->finish());
+    const json r = test::comparable_summary(e->finish());
     (defer ? b.deferred : b.immediate) = r;
     (defer ? b.deferred_writes : b.immediate_writes) = e->deferred_writes();
   }
@@ -171,7 +166,7 @@ TEST(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
     auto e = make_engine(s, o);
     for (std::uint64_t r = 0; r < round; ++r) e->step();
     e->inject_message(receiver, receiver_port, core::encode(core::Message{core::MessageKind::ready, 0}));
-    summary[defer ? 0 : 1] = comparable(e->finish());
+    summary[defer ? 0 : 1] = test::comparable_summary(e->finish());
     if (defer) deferred = e->deferred_writes();
   }
   EXPECT_GT(deferred, 0u);

@@ -9,17 +9,12 @@
 
 #include "lmx/core/message.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "summary_support.hpp"
 
 namespace lmx::sim {
 namespace pipeline_test {
 
 using nlohmann::json;
-
-/// The summary without what measures the machine or the simulator's own memory.
-json comparable(json summary) {
-  for (const char* key : {"actions_per_second", "wall_seconds", "bytes_per_node"}) summary.erase(key);
-  return summary;
-}
 
 struct Case {
   const char* name;
@@ -63,12 +58,12 @@ class Pipeline : public ::testing::TestWithParam<Case> {};
 TEST_P(Pipeline, TheRunIsTheSameForOneTwoAndThreeThreads) {
   const Scenario s = scenario_of(GetParam());
   auto one = make_engine(s, options(1));
-  const json first = comparable(one->finish());
+  const json first = test::comparable_summary(one->finish());
   EXPECT_EQ(one->pipelined_rounds(), 0u);
   EXPECT_GT(first["actions"].get<std::uint64_t>(), 0u);
   for (unsigned threads : {2u, 3u}) {
     auto more = make_engine(s, options(threads));
-    const json summary = comparable(more->finish());
+    const json summary = test::comparable_summary(more->finish());
     // A mobile run's planner takes the second thread; the pipeline needs a third then.
     if (threads == 3 || s.topology.kind != TopologyKind::mobility) {
       EXPECT_EQ(more->pipelined_rounds(), summary["rounds"].get<std::uint64_t>()) << threads << " threads";
@@ -113,7 +108,7 @@ json overflowing(const char* variant, unsigned threads, std::uint64_t* pipelined
     }
   }
   if (pipelined) *pipelined = e->pipelined_rounds();
-  json summary = comparable(e->finish());
+  json summary = test::comparable_summary(e->finish());
   if (p4) *p4 = summary["violation_counts"].value("P4", std::uint64_t{0});
   return summary;
 }
@@ -139,15 +134,15 @@ TEST(PipelineOff, TraceLinesAndImmediateWritesRunOnOneThread) {
   RunOptions traced = options(2);
   traced.trace = &lines;
   auto with_lines = make_engine(s, traced);
-  const json a = comparable(with_lines->finish());
+  const json a = test::comparable_summary(with_lines->finish());
   EXPECT_EQ(with_lines->pipelined_rounds(), 0u);
   RunOptions immediate = options(2);
   immediate.defer_writes = false;
   auto without_deferral = make_engine(s, immediate);
-  const json b = comparable(without_deferral->finish());
+  const json b = test::comparable_summary(without_deferral->finish());
   EXPECT_EQ(without_deferral->pipelined_rounds(), 0u);
   auto pipelined = make_engine(s, options(2));
-  const json c = comparable(pipelined->finish());
+  const json c = test::comparable_summary(pipelined->finish());
   EXPECT_GT(pipelined->pipelined_rounds(), 0u);
   EXPECT_EQ(a["trace_hash"], c["trace_hash"]);
   EXPECT_EQ(b["trace_hash"], c["trace_hash"]);

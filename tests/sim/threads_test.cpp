@@ -8,17 +8,12 @@
 #include <sstream>
 
 #include "lmx/sim/simulation.hpp"
+#include "summary_support.hpp"
 
 namespace lmx::sim {
 namespace threads_test {
 
 using nlohmann::json;
-
-/// The summary without what measures the machine or the simulator's own memory.
-json comparable(json summary) {
-  for (const char* key : {"actions_per_second", "wall_seconds", "bytes_per_node"}) summary.erase(key);
-  return summary;
-}
 
 struct Outcome {
   json summary;
@@ -45,7 +40,7 @@ Outcome run_with(const Scenario& s, unsigned threads, bool lines) {
   o.threads = threads;
   if (lines) o.trace = &trace;
   auto e = make_engine(s, o);
-  out.summary = comparable(e->finish());
+  out.summary = test::comparable_summary(e->finish());
   out.planned_ahead = e->mobility_planned_ahead();
   out.trace = trace.str();
   return out;
@@ -126,7 +121,7 @@ json driven(unsigned threads, std::uint64_t* planned = nullptr) {
     if (round % 5 == 1) e->move(round, 0.5, 0.5);
   }
   if (planned) *planned = e->mobility_planned_ahead();
-  return comparable(e->finish());
+  return test::comparable_summary(e->finish());
 }
 
 TEST(ThreadsApi, ChangesFromOutsideBetweenRoundsDiscardThePlanMadeAhead) {
