@@ -570,7 +570,7 @@ class EngineImpl final : public Engine {
     return pipeline_ && sc_.activation.kind != ActivationKind::sequential && !trace_.enabled() && !opt_.listener &&
            net_.can_pipeline();
   }
-  /// Blocks the choosing thread may run ahead of the performing one: the lines it loaded are
+  /// Blocks the choosing thread may enter ahead of the performing one: the lines it loaded are
   /// still in the shared cache when this thread writes them.
   static constexpr std::size_t max_blocks_ahead = 3;
   /// Prepared actions this thread loads the records of ahead.
@@ -655,7 +655,7 @@ class EngineImpl final : public Engine {
     // Room for every node (only the pages of activated ones are touched).
     if (!prepared_) prepared_ = std::make_unique_for_overwrite<Prepared[]>(n_);
     monitors_.start_view();
-    published_.store(0, std::memory_order_relaxed), performing_block_.store(0, std::memory_order_relaxed);
+    published_.store(0, std::memory_order_relaxed), performing_blocks_.store(0, std::memory_order_relaxed);
     unthrottled_.store(false, std::memory_order_relaxed), prepared_all_.store(false, std::memory_order_release);
     net_.begin_scan();
     net_.begin_pipeline([this] { await_choosing(); });
@@ -663,9 +663,12 @@ class EngineImpl final : public Engine {
     try {
       perform_round(round);
     } catch (...) {
+      // The choosing thread finishes, and the network leaves the pipelined scan, before the error
+      // goes up.
       await_choosing();
       try {
         chooser_.wait();
+        net_.end_scan(round);
       } catch (...) {
       }
       throw;
@@ -685,7 +688,7 @@ class EngineImpl final : public Engine {
   void publish(std::size_t count) { published_.store(count, std::memory_order_release); }
   /// The choosing thread: the scan, its prepared actions published block by block.
   void choose_round() {
-    std::size_t count = 0, block = ~std::size_t{0};
+    std::size_t count = 0, block = ~std::size_t{0}, blocks = 0;  // blocks entered (with activated nodes)
     NodeId prefetched = 0;
     auto finished = [&] {
       publish(count);
@@ -697,9 +700,11 @@ class EngineImpl final : public Engine {
         if (const std::size_t b = net_.block_of(u); b != block) {
           publish(count);
           bump(choosing_signal_);
-          block = b;
+          block = b, ++blocks;
+          // Counted in blocks entered, not in block numbers: the scan may skip blocks that have no
+          // activated node, and the other thread can only reach the blocks published so far.
           wait_until(performing_signal_, [&] {
-            return b <= performing_block_.load(std::memory_order_acquire) + max_blocks_ahead ||
+            return blocks <= performing_blocks_.load(std::memory_order_acquire) + max_blocks_ahead ||
                    unthrottled_.load(std::memory_order_acquire);
           });
           net_.enter_ahead(u);
@@ -710,7 +715,8 @@ class EngineImpl final : public Engine {
           net_.prefetch_channels(w);
           __builtin_prefetch(&state_[w], 1);
         });
-        prepare(static_cast<NodeId>(u), prepared_[count++]);
+        prepare(static_cast<NodeId>(u), prepared_[count]);
+        ++count;  // after: a record is published whole
       });
     } catch (...) {
       finished();
@@ -721,7 +727,7 @@ class EngineImpl final : public Engine {
   /// This thread: the prepared actions recorded in the scan's order, a block once the choosing
   /// thread has left it.
   void perform_round(std::uint64_t round) {
-    std::size_t i = 0, block = ~std::size_t{0};
+    std::size_t i = 0, block = ~std::size_t{0}, blocks = 0;
     for (;;) {
       std::size_t ready = 0;
       bool all = false;
@@ -741,7 +747,7 @@ class EngineImpl final : public Engine {
         net_.enter(r.c.u, round);
         if (const std::size_t b = net_.block_of(r.c.u); b != block) {
           block = b;
-          performing_block_.store(b, std::memory_order_release);
+          performing_blocks_.store(++blocks, std::memory_order_release);
           bump(performing_signal_);
         }
         finish(r);
@@ -889,9 +895,9 @@ class EngineImpl final : public Engine {
   bool pipeline_ = false;                 ///< semi-synchronous rounds may run pipelined (set once the nodes are placed)
   std::unique_ptr<Prepared[]> prepared_;  ///< the round's prepared actions, in the scan's order
   std::uint64_t pipelined_rounds_ = 0;
-  std::size_t prepared_peak_ = 0;          ///< the most actions prepared in one round
-  std::atomic<std::size_t> published_{0};  ///< prepared actions of the blocks the choosing thread has left
-  std::atomic<std::size_t> performing_block_{0};
+  std::size_t prepared_peak_ = 0;                  ///< the most actions prepared in one round
+  std::atomic<std::size_t> published_{0};          ///< prepared actions of the blocks the choosing thread has left
+  std::atomic<std::size_t> performing_blocks_{0};  ///< blocks this thread has entered in the round
   std::atomic<bool> prepared_all_{false}, unthrottled_{false};
   /// Bumped by the choosing thread as it publishes, and by this one as it enters a block or lets
   /// the other run free (wait_until).

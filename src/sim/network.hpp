@@ -502,8 +502,11 @@ class Network {
   }
   [[gnu::noinline]] void over_cap() {
     if (!pipelined_) return apply_deferred();
-    // Only the blocks both threads have left: the choosing thread may be reading those ahead.
-    for (std::size_t b = 0; b < block_ && b < fresh_.size(); ++b) apply_list(b, fresh_[b], 0, fresh_count_);
+    // Only the blocks both threads have left (the choosing thread may be reading those ahead), and
+    // of those only the ones whose carried writes are made: in a block the scan did not enter,
+    // they wait for end_scan, and this round's must come after them.
+    for (std::size_t b = 0; b < block_ && b < fresh_.size(); ++b)
+      if (deferred_[b].size() == 0) apply_list(b, fresh_[b], 0, fresh_count_);
     if (fresh_count_ >= deferred_cap_) apply_deferred_after_choosing();
   }
   /// Where a field of a Channel lies in the record read as one native 8-byte word.

@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"fast"}, Case{"repaired", "repaired"},
                       Case{"paper", "paper", "random", 0.5, "random", "regular", "static", 4},
                       Case{"synchronous", "fast", "synchronous"}, Case{"sparse", "fast", "random", 0.05},
-                      Case{"oldest", "repaired", "random", 0.5, "oldest"},
+                      // Most blocks of 64 nodes without an activated node, many in a row.
+                      Case{"very_sparse", "fast", "random", 0.004}, Case{"oldest", "repaired", "random", 0.5, "oldest"},
                       Case{"delay_target", "fast", "random", 0.5, "delay-target"},
                       Case{"unit_disk_churn", "fast", "random", 0.5, "random", "unit-disk", "churn"},
                       Case{"flap", "repaired", "random", 0.5, "random", "unit-disk", "flap"},
