@@ -259,8 +259,8 @@ class EngineImpl final : public Engine {
   }
 
   /// What an activation chose: the adversary's pick among u's enabled actions (choose), carried
-  /// out by perform. The two halves of an activation, which the pipelined round runs on two
-  /// threads; one thread runs them back to back (activate).
+  /// out by perform (activate runs both). The pipelined round splits an activation elsewhere:
+  /// the choice and the core's step (prepare), then the records (finish).
   struct Choice {
     NodeId u;
     std::uint8_t what;   ///< idle, call, deliver, or guarded + the action
