@@ -322,12 +322,16 @@ class EngineImpl final : public Engine {
     if (!d.ok()) [[unlikely]]
       return monitors_.malformed(u, chosen.port, m.byte, d.error);
     ++metrics_.received;
+    execute_inline(u, receipt(d, chosen.port), &m);
+  }
+  /// The Receive action of a decoded message that arrived on `port`.
+  [[gnu::always_inline]] static core::Activation receipt(const core::Decoded& d, Port port) {
     // Field by field: copying d.message whole reloaded its two bytes as one word from the stack,
     // a stalled store-to-load forward on every delivery.
     core::Activation act;
-    act.action = core::receive_action(d.message.kind), act.port = chosen.port;
+    act.action = core::receive_action(d.message.kind), act.port = port;
     act.message.kind = d.message.kind, act.message.value = d.message.value;
-    execute_inline(u, act, &m);
+    return act;
   }
 
   void app_call(NodeId u) { execute(u, core::Activation{app_call_records(u)}, nullptr); }
@@ -549,19 +553,19 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- the pipelined round
   // With two threads (RunOptions::threads) a semi-synchronous round runs as a pipeline. A choosing
   // thread scans ahead and prepares each activated node's action: the activation coins, the pick
-  // among enabled actions, the delivery pick, the delivered message taken from the node's
-  // channel, and the core's step (the node's state and detector, the priority draws). This thread
-  // follows in the same order and records each one (record_outcome: the counts, the trace event,
-  // the sends, the monitors and the workload). Each random stream is drawn by one thread in the
-  // scan's order; every node's own records are written by the choosing thread and everything else
-  // by this one, in the scan's order; so the round is the one-thread round, with the same trace
-  // hash for any thread count (tests/sim/threads_test.cpp). What that takes:
+  // among enabled actions, the delivery pick, and the core's step (the node's state and detector,
+  // the priority draws). This thread follows in the same order and records each one (the
+  // delivered message's removal, then record_outcome: the counts, the trace event, the sends, the
+  // monitors and the workload). Each random stream is drawn by one thread in the scan's order; a
+  // node's state and detector are written by the choosing thread and everything else, channels
+  // included, by this one in the scan's order; so the round is the one-thread round, with the same
+  // trace hash for any thread count (tests/sim/pipeline_test.cpp). What that takes:
   //  - this thread starts a block once the choosing thread has left it, and writes into blocks
   //    ahead only through lists (Network, "the pipelined scan");
   //  - the monitors read other nodes' lock variables from their own view (Monitors, "view"),
   //    since the states ahead are already past their actions;
   //  - a message sent beyond a channel's inline slots (P4 broken) waits for the choosing thread to
-  //    finish, and is put in its place as if the receiver had not yet acted (Network::post_in_pipeline).
+  //    finish the round (Network::post_in_pipeline).
 
   /// Whether this round runs pipelined: a scan (not the sequential adversary) with deferred
   /// writes, without trace lines or an application listener (both run on this thread with the
@@ -601,9 +605,7 @@ class EngineImpl final : public Engine {
           r.c.what = malformed_delivery;
           return;
         }
-        r.o.act = core::Activation{};
-        r.o.act.action = core::receive_action(d.message.kind), r.o.act.port = r.c.port;
-        r.o.act.message.kind = d.message.kind, r.o.act.message.value = d.message.value;
+        r.o.act = receipt(d, r.c.port);
         break;
       }
       default: r.o.act = core::Activation{static_cast<Action>(r.c.what - Choice::guarded)};

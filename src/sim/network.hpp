@@ -438,8 +438,7 @@ class Network {
       for (std::size_t b = 0; b < deferred_.size(); ++b) {
         apply_block(b);
         if (entered_[b] != round) apply_list(b, fresh_[b], 0, fresh_count_);
-        std::swap(deferred_[b], fresh_[b]);
-        carried_[b] = static_cast<std::uint32_t>(deferred_[b].size());
+        std::swap(deferred_[b], fresh_[b]);  // carried_ is set below, as for one thread
       }
       deferred_count_ += fresh_count_, fresh_count_ = 0;
       pipelined_ = false, appending_ = deferred_.data(), appending_count_ = &deferred_count_;
@@ -582,10 +581,7 @@ class Network {
   void apply_deferred_after_choosing() {
     if (await_choosing_) await_choosing_();
     merge_choosing_counts();
-    for (std::size_t b = 0; b < deferred_.size(); ++b) {
-      apply_block(b);
-      if (b != block_) apply_list(b, fresh_[b], 0, fresh_count_);
-    }
+    apply_deferred();  // per block the carried writes first, then this round's
   }
   /// The choosing thread's counts (kept apart while it runs) joined to the network's.
   void merge_choosing_counts() {
