@@ -57,6 +57,8 @@ ReplayReport replay_run(std::istream& in, const std::string& name) {
                        " is re-executed on the core (lmx check --replay), not re-run");
   if (!header.contains("scenario")) reader.fail(1, "the header has no \"scenario\" to re-run");
   report.scenario = scenario_from_json(header["scenario"]);
+  if (const auto it = header.find("lmx_version"); it != header.end() && it->is_string())
+    report.written_by = it->get<std::string>();
 
   RunOptions o;
   // A run interrupted by its user ends with an end line that says so, after how many rounds: the

@@ -49,9 +49,12 @@ std::optional<std::uint64_t> node_number(std::string_view line, std::size_t& i) 
   return value;
 }
 
-std::vector<std::pair<double, double>> random_positions(NodeId n, Rng& rng) {
+/// n positions drawn uniformly in the unit square, then numbered along a Hilbert curve over the
+/// cells of side r, starting at a random node (docs/simulator.md, "Topologies").
+std::vector<std::pair<double, double>> random_positions(NodeId n, double r, Rng& rng) {
   std::vector<std::pair<double, double>> pos(n);
   for (auto& p : pos) p = {rng.unit(), rng.unit()};
+  number_along_hilbert_curve(pos, CellGrid::cells_per_side(n, r), rng.below(n));
   return pos;
 }
 
@@ -118,6 +121,57 @@ std::vector<std::pair<NodeId, NodeId>> parse_edge_list(std::istream& in, const s
     if (in.eof()) break;
   }
   return edges;
+}
+
+std::uint64_t hilbert_index(unsigned order, std::uint32_t x, std::uint32_t y) {
+  // The classic conversion: at each scale s, the quadrant's place on the curve, then the
+  // quadrant turned so that the curve inside it starts and ends where the next scale expects.
+  const std::uint32_t side = std::uint32_t{1} << order;
+  std::uint64_t d = 0;
+  for (std::uint32_t scale = side >> 1; scale > 0; scale >>= 1) {
+    const std::uint32_t rx = (x & scale) ? 1 : 0, ry = (y & scale) ? 1 : 0;
+    d += std::uint64_t{scale} * scale * ((3 * rx) ^ ry);
+    if (ry == 0) {
+      if (rx == 1) x = side - 1 - x, y = side - 1 - y;
+      std::swap(x, y);
+    }
+  }
+  return d;
+}
+
+void number_along_hilbert_curve(std::vector<std::pair<double, double>>& pos, std::uint32_t cells, NodeId first) {
+  const auto n = static_cast<NodeId>(pos.size());
+  if (n == 0) return;
+  unsigned order = 0;
+  while ((std::uint32_t{1} << order) < cells) ++order;
+  auto cell_of = [&](double c) { return std::min(cells - 1, static_cast<std::uint32_t>(c * cells)); };
+  // Key: the cell's place on the curve above, the drawn number below (cells <= 2^15 per side
+  // for 10^8 nodes, so the place takes at most 30 bits); sorted by the place, stably.
+  std::vector<std::uint64_t> keys(n), scratch(n);
+  for (NodeId u = 0; u < n; ++u)
+    keys[u] = hilbert_index(order, cell_of(pos[u].first), cell_of(pos[u].second)) << 32 | u;
+  radix_sort<11>(keys.data(), scratch.data(), n, 2 * order, [](std::uint64_t k) { return k >> 32; });
+  scratch = {};
+  // Node i takes the point of rank first + i, by following the permutation's cycles in place (a
+  // copy of the points would hold 16 more bytes per node at the set-up's peak); the place bits,
+  // no longer needed, mark the nodes done.
+  constexpr std::uint64_t done = std::uint64_t{1} << 63;
+  auto rank_of = [&](NodeId i) -> std::uint64_t& { return keys[(std::size_t{first} + i) % n]; };
+  for (NodeId start = 0; start < n; ++start) {
+    if (rank_of(start) & done) continue;
+    const auto kept = pos[start];
+    NodeId i = start;
+    for (;;) {
+      const auto from = static_cast<NodeId>(rank_of(i) & 0xffffffffu);
+      rank_of(i) |= done;
+      if (from == start) {
+        pos[i] = kept;
+        break;
+      }
+      pos[i] = pos[from];
+      i = from;
+    }
+  }
 }
 
 std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<double, double>>& pos, double r) {
@@ -209,7 +263,7 @@ InitialTopology build_topology(const Scenario& s, Rng& rng) {
     t.edges.resize(kept);
     t.cap_is_error = false;  // duplicates are dropped by the engine's connect
   } else {                   // unit-disk, mobility
-    t.positions = random_positions(n, rng);
+    t.positions = random_positions(n, s.topology.radius, rng);
     t.edges = pairs_within(t.positions, s.topology.radius);
     t.cap_is_error = false;
   }

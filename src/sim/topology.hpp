@@ -22,6 +22,17 @@ struct InitialTopology {
 /// Throws ScenarioError for unreadable files, bad node numbers, self-loops and duplicate edges.
 InitialTopology build_topology(const Scenario& s, Rng& rng);
 
+/// The place of cell (x, y) on a Hilbert curve over the 2^order x 2^order cells (x, y < 2^order):
+/// consecutive places are adjacent cells.
+std::uint64_t hilbert_index(unsigned order, std::uint32_t x, std::uint32_t y);
+
+/// Renumbers the positions along a Hilbert curve over `cells` x `cells` cells of the unit square:
+/// in the curve's order of their cells (in the given order within a cell), starting at the
+/// position of rank `first` and wrapping around. Nodes near in the plane get near numbers, so a
+/// node's neighbours' records lie near its own in the engine's arrays; `first` drawn at random
+/// keeps every node number's position uniform over the square.
+void number_along_hilbert_curve(std::vector<std::pair<double, double>>& pos, std::uint32_t cells, NodeId first);
+
 /// Pairs of nodes closer than r, via a grid of cells of side r (positions in the unit square),
 /// sorted.
 std::vector<std::pair<NodeId, NodeId>> pairs_within(const std::vector<std::pair<double, double>>& pos, double r);

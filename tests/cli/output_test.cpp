@@ -168,6 +168,26 @@ TEST(Replay, AnEditedTraceIsFoundAtItsLine) {
   const auto r = run_lmx("replay " + trace);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_TRUE(has(r.out, "line 30 differs")) << r.out;
+  EXPECT_FALSE(has(r.out, "written by")) << "same version: no note\n" << r.out;
+}
+
+// A trace of another lmx version that no longer replays says so (a run may differ between versions,
+// as geometric scenarios' node numbers did in 0.2.0).
+TEST(Replay, ATraceOfAnotherVersionThatDiffersSaysWhichVersions) {
+  ScratchDir dir("lmx-output-replay-version");
+  const std::string trace = dir.file("t.jsonl");
+  ASSERT_EQ(run_lmx("run " + small + " --trace " + trace).exit_code, 0);
+  std::string text = read_file(trace);
+  const std::string version = json::parse(text.substr(0, text.find('\n')))["lmx_version"].get<std::string>();
+  const std::string current = "\"lmx_version\":\"" + version + "\"";
+  const auto at = text.find(current);
+  ASSERT_NE(at, std::string::npos) << text.substr(0, 200);
+  text.replace(at, current.size(), "\"lmx_version\":\"0.0.9\"");
+  write_file(trace, text);
+  const auto r = run_lmx("replay " + trace);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "line 1 differs")) << r.out;
+  EXPECT_TRUE(has(r.out, "written by lmx 0.0.9, this is lmx " + version)) << r.out;
 }
 
 class Report : public ::testing::Test {

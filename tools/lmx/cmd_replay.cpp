@@ -66,6 +66,11 @@ const lmx::cli::Register replay_command{
          }
          fmt::print("  DIFFERENT trace: line {} differs\n    trace:  {}\n    replay: {}\n", r.first_difference,
                     shown(r.expected, "the file"), shown(r.got, "the re-run"));
+         if (r.written_by != lmx::core::version)
+           fmt::print(
+               "  note: the trace was written by lmx {}, this is lmx {}; runs may differ between versions "
+               "(docs/trace-format.md, \"Compatibility\")\n",
+               r.written_by.empty() ? "of unknown version" : r.written_by, lmx::core::version);
          exit_code = 1;
        });
      }}};

@@ -422,6 +422,6 @@ extern Mutant active_mutant;
 }
 
 /// Library version.
-inline constexpr std::string_view version = "0.1.0";
+inline constexpr std::string_view version = "0.2.0";
 
 }  // namespace lmx::core

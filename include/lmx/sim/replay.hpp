@@ -20,6 +20,7 @@ struct ReplayReport {
   std::string expected;                ///< that line in the file ("" where the file had ended)
   std::string got;                     ///< that line in the re-run ("" where the re-run had ended)
   Scenario scenario;                   ///< the header's scenario
+  std::string written_by;              ///< the header's lmx_version ("" if it has none)
   nlohmann::json summary;              ///< the re-run's summary (cut short at the first difference)
 };
 
