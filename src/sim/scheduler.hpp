@@ -72,7 +72,7 @@ class Scheduler {
   std::uint64_t finish_execution(std::uint64_t start, NodeId u) {
     const std::uint32_t duration = 1 + rng_.below(tpr_);
     const std::uint32_t gap = rng_.below(tpr_);
-    wakeups_.push(start + duration + gap, u);
+    wakeups_.push_later(start + duration + gap, u);  // after `start`, the tick being taken
     return start + duration;
   }
   /// The same for an execution after which u goes dormant: no next execution is scheduled.

@@ -43,10 +43,29 @@ class WakeupQueue {
     b.push_back(u);
   }
 
+  /// push(t, u) for a t after the tick being taken, made two calls later: the bucket's header is
+  /// loaded now and its end the next call, so that the store finds its line in cache (a bucket's
+  /// end is one of about two thousand, and the executions between two pushes to it evict it).
+  /// Pops see the same queue: a start after the current tick cannot be taken before the ring
+  /// advances, and every delayed push is made before it does (and before size() counts).
+  void push_later(std::uint64_t t, NodeId u) {
+    if (delayed_ == std::size(later_)) push(later_[0].first, later_[0].second), later_[0] = later_[1], delayed_ = 1;
+    if (delayed_ == 1 && later_[0].first - base_ <= mask_) {
+      const auto& b = buckets_[later_[0].first & mask_];
+      __builtin_prefetch(b.data() + b.size(), 1);
+    }
+    later_[delayed_++] = {t, u};
+    __builtin_prefetch(&buckets_[t & mask_]);
+  }
+
   /// Takes the smallest (t, u) with t < end, if there is one.
   bool pop_before(std::uint64_t end, std::uint64_t& t, NodeId& u) {
     for (;;) {
       auto& b = buckets_[base_ & mask_];
+      if (b.empty() && delayed_ != 0) {  // the ring may advance: the delayed pushes first
+        flush_later();
+        continue;
+      }
       if (!b.empty()) {
         if (!sorted_) sort_descending(b), sorted_ = true;
         if (!outside_.empty() && outside_.top() < std::pair<std::uint64_t, NodeId>{base_, b.back()})
@@ -74,7 +93,7 @@ class WakeupQueue {
     return sorted_ && b.size() >= ahead ? b[b.size() - ahead] : none;
   }
 
-  [[nodiscard]] std::size_t size() const { return held_ + outside_.size(); }
+  [[nodiscard]] std::size_t size() const { return held_ + outside_.size() + delayed_; }
   [[nodiscard]] std::size_t bytes() const {
     std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;
     for (const auto& b : buckets_) total += b.capacity() * sizeof(NodeId);
@@ -106,6 +125,11 @@ class WakeupQueue {
   /// held in the heap whose ticks now fall inside the window stay there (pop_before looks at both).
   void advance(std::uint64_t to) { base_ = to, sorted_ = false; }
 
+  void flush_later() {
+    for (unsigned i = 0; i < delayed_; ++i) push(later_[i].first, later_[i].second);
+    delayed_ = 0;
+  }
+
   bool take_outside(std::uint64_t end, std::uint64_t& t, NodeId& u) {
     if (outside_.top().first >= end) return false;
     t = outside_.top().first, u = outside_.top().second;
@@ -119,6 +143,8 @@ class WakeupQueue {
   std::uint64_t base_ = 0;  ///< the tick of the bucket being taken; every bucket before it is empty
   bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
   std::size_t held_ = 0;    ///< starts in the ring
+  std::array<std::pair<std::uint64_t, NodeId>, 2> later_{};  ///< push_later's delayed pushes, oldest first
+  unsigned delayed_ = 0;
   std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>
       outside_;
 };

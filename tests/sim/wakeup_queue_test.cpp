@@ -18,9 +18,11 @@ using Heap = std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<s
                                  std::greater<>>;
 
 /// Runs `rounds` rounds of `ticks` ticks over both queues; each taken execution schedules its next
-/// start by `next(t, rng)`. Every pop must agree.
+/// start by `next(t, rng)`, with push_later (as the engine does) where `later` and the start is
+/// after the tick being taken. Every pop must agree.
 template <class Next>
-void compare(NodeId n, std::uint32_t ticks, std::uint32_t window, int rounds, std::uint64_t seed, Next&& next) {
+void compare(NodeId n, std::uint32_t ticks, std::uint32_t window, int rounds, std::uint64_t seed, Next&& next,
+             bool later = false) {
   WakeupQueue calendar(window);
   Heap heap;
   std::mt19937_64 rng(seed);
@@ -42,8 +44,12 @@ void compare(NodeId n, std::uint32_t ticks, std::uint32_t window, int rounds, st
       ASSERT_EQ(u, heap.top().second) << "round " << r;
       heap.pop();
       ++taken;
-      const std::uint64_t later = next(t, rng);
-      calendar.push(later, u), heap.push({later, u});
+      const std::uint64_t start = next(t, rng);
+      if (later && start > t)
+        calendar.push_later(start, u);
+      else
+        calendar.push(start, u);
+      heap.push({start, u});
     }
     ASSERT_EQ(calendar.size(), heap.size());
   }
@@ -55,6 +61,25 @@ TEST(WakeupQueue, TheEnginesPatternInHeapOrder) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     compare(3000, 1024, 2048, 12, seed,
             [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 1024 + rng() % 1024; });
+}
+
+// The engine's pushes are delayed by two (push_later): the same order, in each pattern.
+TEST(WakeupQueue, DelayedPushesKeepTheHeapOrder) {
+  auto engine = [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 1024 + rng() % 1024; };
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) compare(3000, 1024, 2048, 12, seed, engine, true);
+  compare(
+      5000, 8, 16, 40, 7, [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 8 + rng() % 8; }, true);
+  // Few nodes: the ring empties and jumps while pushes are still delayed.
+  compare(3, 1024, 2048, 50, 4, engine, true);
+  compare(
+      800, 64, 16, 30, 11,
+      [](std::uint64_t t, std::mt19937_64& rng) {
+        const auto pick = rng() % 10;
+        if (pick == 0) return t;
+        if (pick == 1) return t + 5000 + rng() % 100;
+        return t + 1 + rng() % 100;
+      },
+      true);
 }
 
 TEST(WakeupQueue, ManyNodesPerTickAreTakenBySmallerNodeFirst) {
