@@ -50,7 +50,8 @@ std::optional<std::uint64_t> node_number(std::string_view line, std::size_t& i) 
 }
 
 /// n positions drawn uniformly in the unit square, then numbered along a Hilbert curve over the
-/// cells of side r, starting at a random node (docs/simulator.md, "Topologies").
+/// cells of side about r, starting at a random one (docs/simulator.md, "Node numbers of geometric
+/// graphs").
 std::vector<std::pair<double, double>> random_positions(NodeId n, double r, Rng& rng) {
   std::vector<std::pair<double, double>> pos(n);
   for (auto& p : pos) p = {rng.unit(), rng.unit()};

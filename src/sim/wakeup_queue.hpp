@@ -47,7 +47,7 @@ class WakeupQueue {
   /// loaded now and its end the next call, so that the store finds its line in cache (a bucket's
   /// end is one of about two thousand, and the executions between two pushes to it evict it).
   /// Pops see the same queue: a start after the current tick cannot be taken before the ring
-  /// advances, and every delayed push is made before it does (and before size() counts).
+  /// advances, and every delayed push is made before it does; size() counts them.
   void push_later(std::uint64_t t, NodeId u) {
     if (delayed_ == std::size(later_)) push(later_[0].first, later_[0].second), later_[0] = later_[1], delayed_ = 1;
     if (delayed_ == 1 && later_[0].first - base_ <= mask_) {
