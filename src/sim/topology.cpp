@@ -143,11 +143,13 @@ std::uint64_t hilbert_index(unsigned order, std::uint32_t x, std::uint32_t y) {
 void number_along_hilbert_curve(std::vector<std::pair<double, double>>& pos, std::uint32_t cells, NodeId first) {
   const auto n = static_cast<NodeId>(pos.size());
   if (n == 0) return;
+  // At most 2^15 cells a side: the place then takes at most 30 bits, below the drawn number's 32
+  // and the done mark's bit 63 (10^8 nodes need 20 000 cells a side; more nodes get coarser cells).
+  cells = std::clamp(cells, std::uint32_t{1}, std::uint32_t{1} << 15);
   unsigned order = 0;
   while ((std::uint32_t{1} << order) < cells) ++order;
   auto cell_of = [&](double c) { return std::min(cells - 1, static_cast<std::uint32_t>(c * cells)); };
-  // Key: the cell's place on the curve above, the drawn number below (cells <= 2^15 per side
-  // for 10^8 nodes, so the place takes at most 30 bits); sorted by the place, stably.
+  // Key: the cell's place on the curve above, the drawn number below; sorted by the place, stably.
   std::vector<std::uint64_t> keys(n), scratch(n);
   for (NodeId u = 0; u < n; ++u)
     keys[u] = hilbert_index(order, cell_of(pos[u].first), cell_of(pos[u].second)) << 32 | u;

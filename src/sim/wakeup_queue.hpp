@@ -49,6 +49,7 @@ class WakeupQueue {
   /// Pops see the same queue: a start after the current tick cannot be taken before the ring
   /// advances, and every delayed push is made before it does; size() counts them.
   void push_later(std::uint64_t t, NodeId u) {
+    if (t <= base_) return push(t, u);  // not after the tick being taken: it may be taken next
     if (delayed_ == std::size(later_)) push(later_[0].first, later_[0].second), later_[0] = later_[1], delayed_ = 1;
     if (delayed_ == 1 && later_[0].first - base_ <= mask_) {
       const auto& b = buckets_[later_[0].first & mask_];

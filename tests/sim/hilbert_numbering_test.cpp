@@ -63,6 +63,10 @@ TEST(HilbertNumbering, RenamesTheDrawnPositionsFromTheFirstAndWraps) {
     auto shifted = pos;
     number_along_hilbert_curve(shifted, cells, first);
     for (NodeId i = 0; i < n; ++i) ASSERT_EQ(shifted[i], from_zero[(first + i) % n]) << "n " << n << " node " << i;
+    // Cells beyond 2^15 a side are coarsened (the keys' bits): still a renaming.
+    auto fine = pos;
+    number_along_hilbert_curve(fine, std::uint32_t{1} << 20, first);
+    EXPECT_EQ(std::multiset(fine.begin(), fine.end()), std::multiset(pos.begin(), pos.end())) << n;
   }
 }
 

@@ -69,8 +69,9 @@ TEST(WakeupQueue, DelayedPushesKeepTheHeapOrder) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) compare(3000, 1024, 2048, 12, seed, engine, true);
   compare(
       5000, 8, 16, 40, 7, [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 8 + rng() % 8; }, true);
-  // Few nodes: the ring empties and jumps while pushes are still delayed.
-  compare(3, 1024, 2048, 50, 4, engine, true);
+  // Few nodes: with one or two, the ring holds nothing while a push is still delayed (the jump to
+  // the next start must wait for it); with three, the delayed pushes are flushed at each advance.
+  for (const NodeId n : {1u, 2u, 3u}) compare(n, 1024, 2048, 50, 4, engine, true);
   compare(
       800, 64, 16, 30, 11,
       [](std::uint64_t t, std::mt19937_64& rng) {
@@ -136,6 +137,25 @@ TEST(WakeupQueue, AStartBeforeTheCurrentTickIsTakenFirst) {
   EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{3}));
   EXPECT_FALSE(q.pop_before(100, t, u));
   EXPECT_EQ(q.size(), 0u);
+}
+
+// push_later of a start not after the tick being taken is an immediate push: it can be next.
+TEST(WakeupQueue, ADelayedPushAtOrBeforeTheCurrentTickIsNotDelayed) {
+  WakeupQueue q(16);
+  q.push(10, 3), q.push(10, 8);
+  std::uint64_t t = 0;
+  NodeId u = 0;
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{3}));
+  q.push_later(10, 5);  // the current tick, before node 8
+  q.push_later(4, 6);   // behind the window
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{4}, NodeId{6}));
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{5}));
+  ASSERT_TRUE(q.pop_before(100, t, u));
+  EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{8}));
+  EXPECT_FALSE(q.pop_before(100, t, u));
 }
 
 }  // namespace wakeup_queue_test
