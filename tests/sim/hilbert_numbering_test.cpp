@@ -1,5 +1,5 @@
 // Geometric topologies number their nodes along a Hilbert curve over the cells (src/sim/topology.cpp,
-// docs/simulator.md "Topologies"): the curve itself, that the numbering only renames the drawn
+// docs/simulator.md "Node numbers of geometric graphs"): the curve itself, that the numbering only renames the drawn
 // positions, that near nodes get near numbers, and that a given node number still lies anywhere.
 #include <gtest/gtest.h>
 
@@ -70,8 +70,9 @@ TEST(HilbertNumbering, RenamesTheDrawnPositionsFromTheFirstAndWraps) {
   }
 }
 
-// Consecutive numbers lie in the same or adjacent cells of side about 0.01 (a Hilbert curve never
-// jumps), where the drawn order puts them about 0.52 apart.
+// Consecutive numbers lie in the same or adjacent cells of side about 0.01, except where the curve
+// over the 128 x 128 grid leaves the 100 x 100 cells in use and comes back, where the drawn order
+// puts them about 0.52 apart.
 TEST(HilbertNumbering, NearNumbersAreNearInThePlane) {
   const NodeId n = 10000;
   const auto pos = drawn(n, 3);
