@@ -111,6 +111,11 @@ class EngineImpl final : public Engine {
     if (graph_stays_put(s)) metrics_.two_packing = greedy_two_packing(net_, work_, n_);
     for (NodeId u = 0; u < n_; ++u) metrics_.participants += work_.participating(u);
     if (async_) scheduler_.start_async(n_);
+    // Deferred writes in the asynchronous engine's ticks ask which nodes a tick still holds: a
+    // count per slot of about 32 nodes (64 KiB at 10^6 nodes; a slot shared by a node of the tick
+    // makes a write immediate, which is allowed, only slower).
+    if (async_ && defer_writes(sc_, opt_, trace_.enabled()))
+      scheduler_.wakeups().count_remaining(std::clamp<std::size_t>(std::size_t{n_} / 32, 1024, std::size_t{1} << 22));
     if (async_ && opt_.skip_dormant && sc_.delivery.kind != DeliveryKind::delay_target)
       dormant_.assign(n_, 0), dormant_until_.assign(n_, 0);
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
@@ -766,7 +771,11 @@ class EngineImpl final : public Engine {
     std::uint64_t t = 0;
     NodeId u = 0;
     const bool lines = trace_.enabled();
+    net_.begin_ticks(scheduler_.wakeups());
+    const bool deferring = net_.batching();
+    std::uint64_t tick = ~std::uint64_t{0};
     while (!done_ && scheduler_.next_execution(end, t, u)) {
+      if (t != tick) net_.end_tick(), tick = t;  // the tick's deferred writes, with its stamp
       now_ = static_cast<std::uint32_t>(t);
       // The executions come in a random order of nodes: load the records of the ones a few
       // places ahead (as the semi-synchronous scan does), which changes nothing but timing. Its
@@ -780,7 +789,8 @@ class EngineImpl final : public Engine {
         __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
         __builtin_prefetch(&work_.app(w), 1);
       }
-      if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node) net_.prefetch_far(w);
+      if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node)
+        deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
       if (lines) trace_.hold();
       const bool acted = activate(u);
       const std::uint64_t finished =
@@ -790,6 +800,7 @@ class EngineImpl final : public Engine {
         trace_.release(finished);
       }
     }
+    net_.end_ticks();
     now_ = static_cast<std::uint32_t>(end);
   }
 
@@ -850,14 +861,15 @@ class EngineImpl final : public Engine {
 
   json summary();
 
-  /// Deferred writes apply to the semi-synchronous scan (not to the sequential activation, which
-  /// picks nodes at random) without trace lines (message ids live in the channels' id array,
-  /// written at the send) and with more than one block. Runs that never defer do not keep
+  /// Deferred writes apply to the semi-synchronous scan with more than one block (not to the
+  /// sequential activation, which picks nodes at random) and to the asynchronous engine's ticks
+  /// (Network::begin_ticks), without trace lines (message ids live in the channels' id array,
+  /// written at the send). Runs that never defer do not keep
   /// `outgoing` either (keeping it costs a write into the sender's record at every delivery).
   static bool defer_writes(const Scenario& s, const RunOptions& o, bool lines) {
-    return o.defer_writes && !lines && s.engine == EngineKind::semi_sync &&
-           s.activation.kind != ActivationKind::sequential &&
-           Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
+    if (!o.defer_writes || lines) return false;
+    if (s.engine == EngineKind::async) return Network<Word>::can_defer_in_ticks(s.delta, o.scan_block_shift);
+    return s.activation.kind != ActivationKind::sequential && Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
   }
 
   // ---------------------------------------------------------------- data

@@ -1,6 +1,7 @@
 // The network of a simulation (docs/simulator.md, "The model, operationally"): the time-varying
 // graph with its ports, the disconnection detectors, and the channels with their messages in
-// transit, including the deferred writes of the semi-synchronous scan.
+// transit, including the deferred writes of the semi-synchronous scan and of the asynchronous
+// engine's ticks.
 //
 // Storage is structure-of-arrays indexed by node (and by node * (Delta + 1) + port for channels),
 // sized once at construction; nothing here allocates per message unless a channel overflows the P4
@@ -24,6 +25,7 @@
 #include "channel.hpp"
 #include "lmx/core/protocol.hpp"
 #include "lmx/sim/scenario.hpp"
+#include "wakeup_queue.hpp"
 
 namespace lmx::sim {
 
@@ -65,30 +67,33 @@ struct DelayRule {
   std::uint64_t patience_ticks = 0;
 };
 
-/// A growable list of 4-byte entries whose append inlines (std::vector's does not, here).
-class WriteList {
+/// A growable list of entries whose append inlines (std::vector's does not, here).
+template <class Entry>
+class BasicWriteList {
  public:
-  [[gnu::always_inline]] void append(std::uint32_t entry) {
+  [[gnu::always_inline]] void append(Entry entry) {
     if (size_ == capacity_) [[unlikely]]
       grow();
     data_[size_++] = entry;
   }
   [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] std::uint32_t operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] Entry operator[](std::size_t i) const { return data_[i]; }
   void clear() { size_ = 0; }
-  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(std::uint32_t); }
+  [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(Entry); }
 
  private:
   [[gnu::noinline]] void grow() {
     const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
     // Not zeroed: an entry is always written before it is read.
-    auto data = std::make_unique_for_overwrite<std::uint32_t[]>(capacity);
+    auto data = std::make_unique_for_overwrite<Entry[]>(capacity);
     std::copy(data_.get(), data_.get() + size_, data.get());
     data_ = std::move(data), capacity_ = capacity;
   }
-  std::unique_ptr<std::uint32_t[]> data_;
+  std::unique_ptr<Entry[]> data_;
   std::size_t size_ = 0, capacity_ = 0;
 };
+/// The scan's entries: a channel's index within its block, the message byte, the kind bit.
+using WriteList = BasicWriteList<std::uint32_t>;
 
 template <class Word>
 class Network {
@@ -120,6 +125,13 @@ class Network {
   [[nodiscard]] static bool can_defer(NodeId n, unsigned delta, unsigned block_shift) {
     const unsigned shift = std::min(14u, block_shift);
     return (n >> shift) > 0 && (std::size_t{delta + 1} << (shift + entry_shift)) <= (std::size_t{1} << 32);
+  }
+
+  /// Whether the asynchronous engine's ticks can defer writes: entries that fit 32 bits within a
+  /// block (their blocks are only a way to number channels there).
+  [[nodiscard]] static bool can_defer_in_ticks(unsigned delta, unsigned block_shift) {
+    const unsigned shift = std::min(14u, block_shift);
+    return (std::size_t{delta + 1} << (shift + entry_shift)) <= (std::size_t{1} << 32);
   }
 
   // ---------------------------------------------------------------- graph
@@ -273,7 +285,12 @@ class Network {
     // the receiver's block list: it goes first, as it would have with immediate writes.
     if (pipelined_) [[unlikely]]
       return post_in_pipeline(u, p, to, to_port, byte, id);
-    if (batching_ && p != core::self_port && (to >> block_shift_) != block_) apply_block(to >> block_shift_);
+    if (batching_ && p != core::self_port && (to >> block_shift_) != block_) {
+      if (in_ticks_) [[unlikely]]
+        apply_tick_writes();
+      else
+        apply_block(to >> block_shift_);
+    }
     const bool ok = enqueue(to, to_port, byte, id);
     if (ok && keep_outgoing_ && p != core::self_port) ++own.outgoing;
     return {along(to, to_port, u, p), ok};
@@ -332,9 +349,14 @@ class Network {
   /// w's own channels and peer list first, then (a few executions later, once the peer list is in
   /// cache) the neighbours' channels its sends will write.
   void prefetch_own(NodeId w) const {
+    // Both ends of the far ends' record (5 * Delta bytes, so it often straddles two lines): the
+    // sends read the nodes, a delivery the sender's port too (its `outgoing`).
     __builtin_prefetch(far_node(w, 1));
     prefetch_channels(w);
   }
+  /// The end of w's far ends' record (5 * Delta bytes: it often straddles two lines), which a
+  /// delivery reads with deferred writes (the sender's port, for its `outgoing`).
+  void prefetch_far_ports(NodeId w) const { __builtin_prefetch(far_port(w, static_cast<Port>(delta_))); }
   /// w's own channels alone (what a pipelined round's choosing thread reads of w's records).
   void prefetch_channels(NodeId w) const {
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
@@ -455,12 +477,43 @@ class Network {
   /// message, the summary): the writes carried over from the last round are made.
   void flush_deferred() {
     if (deferred_count_) apply_deferred();
+    if (tick_writes_.size()) apply_tick_writes();
   }
   [[nodiscard]] bool batching() const { return batching_; }
   /// Writes deferred so far: those applied, counted per list (one counter in the send path, not
   /// two: GCC fused two adjacent increments into a 16-byte load and store, which the next
   /// increment's load could not take from the narrower stores in between), and those pending.
-  [[nodiscard]] std::uint64_t deferred_writes() const { return deferred_writes_ + deferred_count_; }
+  [[nodiscard]] std::uint64_t deferred_writes() const {
+    return deferred_writes_ + deferred_count_ + tick_writes_.size();
+  }
+
+  // ---------------------------------------------------------------- the asynchronous engine's ticks
+  // The asynchronous engine takes the executions of a tick in increasing node order, and a message
+  // sent at tick t is receivable from t + 1 on (docs/simulator.md). So a write into another node's
+  // channel (a message, or the decrement of the sender's `outgoing` at a delivery) only has to be
+  // made before that node's next execution: at once if it may still start one at this tick (a
+  // node after the writer in the tick's order: the calendar counts them, see
+  // WakeupQueue::may_start_in_this_tick), else at the tick's end. The writes of a tick are then
+  // applied together, loaded ahead, instead of one cache miss per send at a random place in the
+  // channel array. As with the scan's deferred writes, P4 is counted at the send from the
+  // sender's own record (`outgoing`), every write into a channel comes from the one node across
+  // its edge, in its order, and any write may be made early (flush_deferred), never late.
+
+  /// The executions of a round begin: writes are deferred per tick from now on, if kept.
+  void begin_ticks(const WakeupQueue& executions) {
+    if (!keep_outgoing_) return;
+    batching_ = in_ticks_ = true, block_ = ~std::size_t{0}, executions_ = &executions;
+  }
+  /// The tick being taken ends (before the clock moves on: the writes get its stamp).
+  [[gnu::always_inline]] void end_tick() {
+    if (tick_writes_.size()) apply_tick_writes();
+  }
+  /// The executions of a round end: every write is made, and later writes are immediate.
+  void end_ticks() {
+    if (!in_ticks_) return;
+    end_tick();
+    batching_ = in_ticks_ = false;
+  }
 
   [[nodiscard]] std::size_t bytes() const {
     std::size_t bytes = port_sets_.capacity() * sizeof(PortSets) + far_ends_.capacity() +
@@ -469,7 +522,7 @@ class Network {
                         entered_.capacity() * sizeof(entered_[0]);
     for (const auto& list : deferred_) bytes += list.bytes();
     for (const auto& list : fresh_) bytes += list.bytes();
-    return bytes;
+    return bytes + tick_writes_.bytes();
   }
 
  private:
@@ -495,9 +548,29 @@ class Network {
   [[gnu::always_inline]] void write_later(NodeId owner, std::uint32_t e) {
     const std::size_t b = owner >> block_shift_;
     if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
+    if (in_ticks_) return write_in_tick(owner, (std::uint64_t{block_base(b)} << entry_shift) + e);
     appending_[b].append(e);
     if (++*appending_count_ >= deferred_cap_) [[unlikely]]
       over_cap();
+  }
+  /// write_later in the asynchronous engine's ticks; `e` numbers the channel in the whole array.
+  [[gnu::always_inline]] void write_in_tick(NodeId owner, std::uint64_t e) {
+    if (executions_->may_start_in_this_tick(owner)) return apply_write(channels_.data(), e, now16());
+    tick_writes_.append(e);
+  }
+  /// Entries apply_tick_writes loads ahead.
+  static constexpr std::size_t tick_prefetch_distance = 16;
+  void apply_tick_writes() {
+    const std::size_t size = tick_writes_.size();
+    Channel* base = channels_.data();
+    const std::uint16_t now = now16();
+    for (std::size_t i = 0; i < size; ++i) {
+      if (i + tick_prefetch_distance < size)
+        __builtin_prefetch(base + (tick_writes_[i + tick_prefetch_distance] >> entry_shift), 1);
+      apply_write(base, tick_writes_[i], now);
+    }
+    deferred_writes_ += size;
+    tick_writes_.clear();
   }
   [[gnu::noinline]] void over_cap() {
     if (!pipelined_) return apply_deferred();
@@ -515,7 +588,7 @@ class Network {
   }
   /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
   /// tick it was sent in.
-  [[gnu::always_inline]] void apply_write(Channel* base, std::uint32_t e, std::uint16_t stamp) {
+  [[gnu::always_inline]] void apply_write(Channel* base, std::uint64_t e, std::uint16_t stamp) {
     Channel& ch = base[e >> entry_shift];
     std::uint64_t record;
     std::memcpy(&record, &ch, sizeof record);
@@ -645,6 +718,8 @@ class Network {
   std::vector<std::uint32_t> carried_;  ///< per block: its first entries, sent in the last round
   std::vector<std::uint64_t> entered_;  ///< per block: the last round whose scan entered it
   std::vector<WriteList> fresh_;        ///< this round's writes per block, while pipelined
+  const WakeupQueue* executions_ = nullptr;  ///< the asynchronous engine's, while in_ticks_
+  BasicWriteList<std::uint64_t> tick_writes_;  ///< the tick's deferred writes (whole-array entries)
 
   // What changes at every action, on a line of its own: in a pipelined round (begin_pipeline) the
   // recording thread writes these while the choosing thread reads the members above, and a line
@@ -653,6 +728,7 @@ class Network {
   std::uint64_t edges_ = 0;
   bool batching_ = false;                ///< writes are deferred (semi-synchronous scan)
   bool pipelined_ = false;               ///< and the scan is pipelined
+  bool in_ticks_ = false;                ///< or the asynchronous engine's ticks (begin_ticks)
   std::uint16_t carried_stamp_ = 0;      ///< the tick of the carried entries
   std::size_t block_ = ~std::size_t{0};  ///< the block the scan is in
   std::size_t deferred_count_ = 0;

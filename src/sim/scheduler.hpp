@@ -67,6 +67,9 @@ class Scheduler {
   /// The node whose execution comes `ahead` places after the last one taken, if known (a hint for
   /// prefetching; no_node otherwise).
   [[nodiscard]] NodeId upcoming(unsigned ahead) const { return wakeups_.upcoming(ahead, no_node); }
+  /// The pending executions (the asynchronous engine's deferred writes ask which nodes the tick
+  /// being taken still holds).
+  WakeupQueue& wakeups() { return wakeups_; }
   /// The execution of u that started at `start` lasts a time uniform in (0, 1] round; the next
   /// starts after a gap uniform in [0, 1) round. Returns the end of this execution.
   std::uint64_t finish_execution(std::uint64_t start, NodeId u) {

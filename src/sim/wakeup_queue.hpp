@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -30,6 +31,8 @@ class WakeupQueue {
   }
 
   void push(std::uint64_t t, NodeId u) {
+    if (!remaining_.empty() && (t < base_ || (t == base_ && sorted_))) [[unlikely]]
+      throw std::logic_error("sim: a start pushed into or before the tick being taken while its nodes are counted");
     if (t - base_ > mask_) {  // outside [base_, base_ + size); also a t before base_ (unsigned wrap)
       outside_.push({t, u});
       return;
@@ -68,12 +71,17 @@ class WakeupQueue {
         continue;
       }
       if (!b.empty()) {
-        if (!sorted_) sort_descending(b), sorted_ = true;
+        if (!sorted_) {
+          sort_descending(b), sorted_ = true;
+          if (!remaining_.empty())
+            for (const NodeId v : b) ++remaining_[v & remaining_mask_];
+        }
         if (!outside_.empty() && outside_.top() < std::pair<std::uint64_t, NodeId>{base_, b.back()})
           return take_outside(end, t, u);
         if (base_ >= end) return false;
         t = base_, u = b.back();
         b.pop_back(), --held_;
+        if (!remaining_.empty()) --remaining_[u & remaining_mask_];
         return true;
       }
       if (!outside_.empty() && outside_.top().first <= base_) return take_outside(end, t, u);
@@ -94,11 +102,32 @@ class WakeupQueue {
     return sorted_ && b.size() >= ahead ? b[b.size() - ahead] : none;
   }
 
+  /// Counts, from now on, which nodes the tick being taken still holds (for the asynchronous
+  /// engine's deferred writes, Network::begin_ticks): one count per slot of `slots` (a power of
+  /// two), the nodes v with v mod slots there. A slot's count is exact, so "none" is certain;
+  /// "some" may be another node of the slot. Within a tick the counts only fall, which the
+  /// deferred writes rely on (a node found not to start again in the tick must not start again
+  /// in it), so while counting a start pushed into the tick being taken, or before it, is an
+  /// error (the engine's draws never make one: every start is after the execution that
+  /// schedules it).
+  void count_remaining(std::size_t slots) {
+    remaining_.assign(std::bit_ceil(std::max<std::size_t>(slots, 1)), 0);
+    remaining_mask_ = remaining_.size() - 1;
+    if (sorted_)
+      for (const NodeId v : buckets_[base_ & mask_]) ++remaining_[v & remaining_mask_];
+  }
+  /// Whether v may still start an execution at the tick being taken (counted from the node's
+  /// slot; a start held in the heap beside the ring, never made by the engine's draws, makes every
+  /// node a "may"). Only after count_remaining.
+  [[nodiscard]] bool may_start_in_this_tick(NodeId v) const {
+    return remaining_[v & remaining_mask_] != 0 || !outside_.empty();
+  }
+
   [[nodiscard]] std::size_t size() const { return held_ + outside_.size() + delayed_; }
   [[nodiscard]] std::size_t bytes() const {
     std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;
     for (const auto& b : buckets_) total += b.capacity() * sizeof(NodeId);
-    total += scratch_.capacity() * sizeof(NodeId);
+    total += scratch_.capacity() * sizeof(NodeId) + remaining_.capacity() * sizeof(remaining_[0]);
     return total;
   }
 
@@ -144,6 +173,11 @@ class WakeupQueue {
   std::uint64_t base_ = 0;  ///< the tick of the bucket being taken; every bucket before it is empty
   bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
   std::size_t held_ = 0;    ///< starts in the ring
+  /// count_remaining's counts: the nodes of the sorted bucket being taken, per slot of v & mask.
+  /// 16 bits: a slot holds at most n / slots nodes of a tick, and runs are capped well below
+  /// 2^16 times the slots (Network::begin_ticks sizes them).
+  std::vector<std::uint16_t> remaining_;
+  std::size_t remaining_mask_ = 0;
   std::array<std::pair<std::uint64_t, NodeId>, 2> later_{};  ///< push_later's delayed pushes, oldest first
   unsigned delayed_ = 0;
   std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
 #include <queue>
 #include <random>
 #include <vector>
@@ -156,6 +159,51 @@ TEST(WakeupQueue, ADelayedPushAtOrBeforeTheCurrentTickIsNotDelayed) {
   ASSERT_TRUE(q.pop_before(100, t, u));
   EXPECT_EQ(std::pair(t, u), std::pair(std::uint64_t{10}, NodeId{8}));
   EXPECT_FALSE(q.pop_before(100, t, u));
+}
+
+// count_remaining: after every pop, a node may start again at the tick being taken exactly when
+// that tick still holds it (with a slot per node), and whenever it does (with slots shared by
+// many nodes, when a node of its slot is still held). The counting starts mid-tick, after starts
+// were pushed into the tick being taken; then starts are pushed later in the window, with push
+// and push_later, and a push into the tick being taken is refused (the counts must only fall).
+TEST(WakeupQueue, CountsTheNodesTheTickBeingTakenStillHolds) {
+  constexpr NodeId n = 1500;
+  for (const std::size_t slots : {std::size_t{2048}, std::size_t{16}}) {
+    WakeupQueue q(16);
+    std::map<std::uint64_t, std::multiset<NodeId>> held;  // tick -> nodes
+    std::mt19937_64 rng(slots);
+    for (NodeId u = 0; u < n; ++u) {
+      const std::uint64_t t = rng() % 8;
+      q.push(t, u), held[t].insert(u);
+    }
+    std::uint64_t t = 0, pops = 0;
+    NodeId u = 0;
+    while (q.pop_before(80, t, u)) {
+      held[t].erase(held[t].find(u));
+      if (++pops == 5) q.count_remaining(slots);  // mid-tick: the bucket is already sorted
+      if (pops >= 5) {
+        std::vector<bool> slot_held(slots, false);
+        for (const NodeId v : held[t]) slot_held[v % slots] = true;
+        for (NodeId v = 0; v < n; ++v) {
+          const bool holds = held[t].count(v) > 0;
+          ASSERT_EQ(q.may_start_in_this_tick(v), slots >= n ? holds : bool(slot_held[v % slots]))
+              << "slots " << slots << ", tick " << t << ", node " << v;
+        }
+      }
+      const auto pick = rng() % 8;
+      if (pops >= 5 && pick == 0) {
+        EXPECT_THROW(q.push(t, u), std::logic_error);
+      }
+      // Into this tick only before the counting.
+      const std::uint64_t next = pick == 0 && pops < 5 ? t : t + 1 + rng() % 8 + rng() % 8;
+      if (pick == 1)
+        q.push_later(next, u);
+      else
+        q.push(next, u);
+      held[next].insert(u);
+    }
+    EXPECT_GT(pops, std::uint64_t{n} * 4);
+  }
 }
 
 }  // namespace wakeup_queue_test
