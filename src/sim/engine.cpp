@@ -869,7 +869,8 @@ class EngineImpl final : public Engine {
   static bool defer_writes(const Scenario& s, const RunOptions& o, bool lines) {
     if (!o.defer_writes || lines) return false;
     if (s.engine == EngineKind::async) return Network<Word>::can_defer_in_ticks(s.delta, o.scan_block_shift);
-    return s.activation.kind != ActivationKind::sequential && Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
+    return s.activation.kind != ActivationKind::sequential &&
+           Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
   }
 
   // ---------------------------------------------------------------- data

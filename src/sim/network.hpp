@@ -714,11 +714,11 @@ class Network {
   /// Waiting entries beyond which all are applied at once (at most 8 bytes of entries a node).
   const std::size_t deferred_cap_;
   const std::uint32_t& now_;
-  std::vector<WriteList> deferred_;     ///< deferred writes per block
-  std::vector<std::uint32_t> carried_;  ///< per block: its first entries, sent in the last round
-  std::vector<std::uint64_t> entered_;  ///< per block: the last round whose scan entered it
-  std::vector<WriteList> fresh_;        ///< this round's writes per block, while pipelined
-  const WakeupQueue* executions_ = nullptr;  ///< the asynchronous engine's, while in_ticks_
+  std::vector<WriteList> deferred_;            ///< deferred writes per block
+  std::vector<std::uint32_t> carried_;         ///< per block: its first entries, sent in the last round
+  std::vector<std::uint64_t> entered_;         ///< per block: the last round whose scan entered it
+  std::vector<WriteList> fresh_;               ///< this round's writes per block, while pipelined
+  const WakeupQueue* executions_ = nullptr;    ///< the asynchronous engine's, while in_ticks_
   BasicWriteList<std::uint64_t> tick_writes_;  ///< the tick's deferred writes (whole-array entries)
 
   // What changes at every action, on a line of its own: in a pipelined round (begin_pipeline) the

@@ -105,11 +105,8 @@ class CellGrid {
     constexpr unsigned lag = 16;
     std::pair<NodeId, NodeId> waiting[lag];
     unsigned head = 0, held = 0;
-    auto check = [&](std::uint32_t i, std::uint32_t j) {
-      const double dx = member_pos_[i].first - member_pos_[j].first;
-      const double dy = member_pos_[i].second - member_pos_[j].second;
-      if (dx * dx + dy * dy > r2) return;
-      const NodeId u = std::min(members_[i], members_[j]), v = std::max(members_[i], members_[j]);
+    auto keep = [&](NodeId a, NodeId b) {
+      const NodeId u = std::min(a, b), v = std::max(a, b);
       prefetch(u);
       if (held < lag) {
         waiting[(head + held++) % lag] = {u, v};
@@ -118,25 +115,47 @@ class CellGrid {
       if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
       waiting[head] = {u, v}, head = (head + 1) % lag;
     };
+    // The pairs within r are written to `within` without a branch on the distance (about a third
+    // of the pairs examined are within r, a coin flip for the branch predictor), and handed on
+    // whenever it may fill up.
+    constexpr std::uint32_t batch = 256;
+    std::pair<NodeId, NodeId> within[batch];
+    std::uint32_t found = 0;
+    auto hand_on = [&] {
+      for (std::uint32_t k = 0; k < found; ++k) keep(within[k].first, within[k].second);
+      found = 0;
+    };
+    // Member i against members [from, to), all in cells after i's (or after i in its own cell).
+    auto against = [&](std::uint32_t i, std::uint32_t from, std::uint32_t to) {
+      const auto [x, y] = member_pos_[i];
+      const NodeId a = members_[i];
+      for (std::uint32_t j = from; j < to; ++j) {
+        if (found == batch) [[unlikely]]
+          hand_on();
+        const double dx = x - member_pos_[j].first, dy = y - member_pos_[j].second;
+        within[found] = {a, members_[j]};
+        found += dx * dx + dy * dy <= r2;
+      }
+    };
+    // A cell's members in memory order are followed by its right neighbour's, and the three cells
+    // below it are one slice too: two ranges per member instead of five.
     for (std::uint32_t cy = 0; cy < cells_; ++cy)
       for (std::uint32_t cx = 0; cx < cells_; ++cx) {
         const std::size_t c = std::size_t{cy} * cells_ + cx;
         const std::uint32_t begin = start_[c], end = start_[c + 1];
         if (begin == end) continue;
-        for (std::uint32_t i = begin; i < end; ++i)
-          for (std::uint32_t j = i + 1; j < end; ++j) check(i, j);
-        auto with = [&](std::size_t d) {
-          for (std::uint32_t i = begin; i < end; ++i)
-            for (std::uint32_t j = start_[d]; j < start_[d + 1]; ++j) check(i, j);
-        };
-        if (cx + 1 < cells_) with(c + 1);
+        const std::uint32_t right_end = cx + 1 < cells_ ? start_[c + 2] : end;
+        std::uint32_t below_begin = 0, below_end = 0;
         if (cy + 1 < cells_) {
           const std::size_t below = c + cells_;
-          if (cx > 0) with(below - 1);
-          with(below);
-          if (cx + 1 < cells_) with(below + 1);
+          below_begin = start_[cx > 0 ? below - 1 : below], below_end = start_[cx + 1 < cells_ ? below + 2 : below + 1];
+        }
+        for (std::uint32_t i = begin; i < end; ++i) {
+          against(i, i + 1, right_end);
+          against(i, below_begin, below_end);
         }
       }
+    hand_on();
     for (; held > 0; --held, head = (head + 1) % lag)
       if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
     sort_pairs();

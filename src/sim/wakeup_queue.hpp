@@ -13,8 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <queue>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 

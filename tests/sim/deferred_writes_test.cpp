@@ -151,8 +151,7 @@ TEST_P(DeferredWritesP4, TheReportIsTheSameAsWithImmediateWrites) {
 TEST_P(DeferredWritesP4, ADoubleSendAfterADeferredOneKeepsItsOrderAndItsCount) {
   const bool async = GetParam() == EngineKind::async;
   Scenario s;
-  s.nodes = 9000, s.rounds = 24, s.engine = GetParam(), s.seed = 1,
-  s.variant = core::Variant::paper;
+  s.nodes = 9000, s.rounds = 24, s.engine = GetParam(), s.seed = 1, s.variant = core::Variant::paper;
   s.activation.kind = lmx::sim::ActivationKind::synchronous, s.topology.kind = lmx::sim::TopologyKind::regular,
   s.dynamics.kind = lmx::sim::DynamicsKind::churn;
   s.dynamics.birth = s.dynamics.death = 0.05, s.workload.idle = 1, s.workload.hold = 1;

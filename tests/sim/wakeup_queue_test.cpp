@@ -7,10 +7,10 @@
 
 #include <functional>
 #include <map>
-#include <set>
-#include <stdexcept>
 #include <queue>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace wakeup_queue_test {
