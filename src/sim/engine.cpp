@@ -774,31 +774,39 @@ class EngineImpl final : public Engine {
     net_.begin_ticks(scheduler_.wakeups());
     const bool deferring = net_.batching();
     std::uint64_t tick = ~std::uint64_t{0};
-    while (!done_ && scheduler_.next_execution(end, t, u)) {
-      if (t != tick) net_.end_tick(), tick = t;  // the tick's deferred writes, with its stamp
-      now_ = static_cast<std::uint32_t>(t);
-      // The executions come in a random order of nodes: load the records of the ones a few
-      // places ahead (as the semi-synchronous scan does), which changes nothing but timing. Its
-      // own records (channels, far ends, port sets, state, the application's record) eight places
-      // ahead, the neighbours' channels four places ahead (their addresses come from the far ends,
-      // by then in cache). docs/performance.md has the gain of each step.
-      if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) {
-        net_.prefetch_own(w), net_.prefetch_port_sets(w);
-        // The state's both ends: a 30-byte state straddles two cache lines about half the time.
-        const char* state = reinterpret_cast<const char*>(&state_[w]);
-        __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
-        __builtin_prefetch(&work_.app(w), 1);
+    // An exception (a listener's, or a broken invariant) leaves no write waiting: the caller may
+    // read the channels, or go on.
+    try {
+      while (!done_ && scheduler_.next_execution(end, t, u)) {
+        if (t != tick) net_.end_tick(), tick = t;  // the tick's deferred writes, with its stamp
+        now_ = static_cast<std::uint32_t>(t);
+        // The executions come in a random order of nodes: load the records of the ones a few
+        // places ahead (as the semi-synchronous scan does), which changes nothing but timing. Its
+        // own records (channels, far ends, port sets, state, the application's record) eight places
+        // ahead; four places ahead the end of its far ends (with deferred writes) or the
+        // neighbours' channels its sends write (their addresses come from the far ends, by then in
+        // cache). docs/performance.md has the gain of each step.
+        if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) {
+          net_.prefetch_own(w), net_.prefetch_port_sets(w);
+          // The state's both ends: a 30-byte state straddles two cache lines about half the time.
+          const char* state = reinterpret_cast<const char*>(&state_[w]);
+          __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
+          __builtin_prefetch(&work_.app(w), 1);
+        }
+        if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node)
+          deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
+        if (lines) trace_.hold();
+        const bool acted = activate(u);
+        const std::uint64_t finished =
+            !dormant_.empty() && !acted && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
+        if (lines) {
+          if (!acted) trace_.idle(u);
+          trace_.release(finished);
+        }
       }
-      if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node)
-        deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
-      if (lines) trace_.hold();
-      const bool acted = activate(u);
-      const std::uint64_t finished =
-          !dormant_.empty() && !acted && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
-      if (lines) {
-        if (!acted) trace_.idle(u);
-        trace_.release(finished);
-      }
+    } catch (...) {
+      net_.end_ticks();
+      throw;
     }
     net_.end_ticks();
     now_ = static_cast<std::uint32_t>(end);

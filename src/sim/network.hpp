@@ -502,6 +502,7 @@ class Network {
   /// The executions of a round begin: writes are deferred per tick from now on, if kept.
   void begin_ticks(const WakeupQueue& executions) {
     if (!keep_outgoing_) return;
+    if (!executions.counting()) throw std::logic_error("sim: deferred writes in ticks need the calendar's counts");
     batching_ = in_ticks_ = true, block_ = ~std::size_t{0}, executions_ = &executions;
   }
   /// The tick being taken ends (before the clock moves on: the writes get its stamp).

@@ -31,7 +31,7 @@ class WakeupQueue {
   }
 
   void push(std::uint64_t t, NodeId u) {
-    if (!remaining_.empty() && (t < base_ || (t == base_ && sorted_))) [[unlikely]]
+    if (!remaining_.empty() && t <= base_) [[unlikely]]
       throw std::logic_error("sim: a start pushed into or before the tick being taken while its nodes are counted");
     if (t - base_ > mask_) {  // outside [base_, base_ + size); also a t before base_ (unsigned wrap)
       outside_.push({t, u});
@@ -70,6 +70,11 @@ class WakeupQueue {
         flush_later();
         continue;
       }
+      // While counting, the starts of this tick held in the heap beside the ring join its bucket
+      // before it is sorted, so that the counts cover every start of the tick.
+      if (!sorted_ && !remaining_.empty())
+        while (!outside_.empty() && outside_.top().first == base_)
+          b.push_back(outside_.top().second), ++held_, outside_.pop();
       if (!b.empty()) {
         if (!sorted_) {
           sort_descending(b), sorted_ = true;
@@ -109,7 +114,8 @@ class WakeupQueue {
   /// deferred writes rely on (a node found not to start again in the tick must not start again
   /// in it), so while counting a start pushed into the tick being taken, or before it, is an
   /// error (the engine's draws never make one: every start is after the execution that
-  /// schedules it).
+  /// schedules it, and one between rounds after the round's end); starts beyond the window,
+  /// held in the heap beside the ring, join their tick's bucket when it is sorted.
   void count_remaining(std::size_t slots) {
     remaining_.assign(std::bit_ceil(std::max<std::size_t>(slots, 1)), 0);
     remaining_mask_ = remaining_.size() - 1;
@@ -117,11 +123,9 @@ class WakeupQueue {
       for (const NodeId v : buckets_[base_ & mask_]) ++remaining_[v & remaining_mask_];
   }
   /// Whether v may still start an execution at the tick being taken (counted from the node's
-  /// slot; a start held in the heap beside the ring, never made by the engine's draws, makes every
-  /// node a "may"). Only after count_remaining.
-  [[nodiscard]] bool may_start_in_this_tick(NodeId v) const {
-    return remaining_[v & remaining_mask_] != 0 || !outside_.empty();
-  }
+  /// slot). Only after count_remaining.
+  [[nodiscard]] bool may_start_in_this_tick(NodeId v) const { return remaining_[v & remaining_mask_] != 0; }
+  [[nodiscard]] bool counting() const { return !remaining_.empty(); }
 
   [[nodiscard]] std::size_t size() const { return held_ + outside_.size() + delayed_; }
   [[nodiscard]] std::size_t bytes() const {
@@ -174,8 +178,8 @@ class WakeupQueue {
   bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
   std::size_t held_ = 0;    ///< starts in the ring
   /// count_remaining's counts: the nodes of the sorted bucket being taken, per slot of v & mask.
-  /// 16 bits: a slot holds at most n / slots nodes of a tick, and runs are capped well below
-  /// 2^16 times the slots (Network::begin_ticks sizes them).
+  /// 16 bits: a slot holds at most n / slots nodes of a tick (a node is held once), and the
+  /// engine's constructor takes at least n / 32 slots.
   std::vector<std::uint16_t> remaining_;
   std::size_t remaining_mask_ = 0;
   std::array<std::pair<std::uint64_t, NodeId>, 2> later_{};  ///< push_later's delayed pushes, oldest first

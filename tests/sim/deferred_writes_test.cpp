@@ -104,6 +104,69 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"random", "random", "mobility", "static", core::Variant::paper, 0.5, 25, 9000, 12, EngineKind::async},
         Case{"random", "oldest", "regular", "churn", core::Variant::paper, 0.5, 60, 400, 12, EngineKind::async}));
 
+// An application in the asynchronous engine (as the amoebot framework is): its listener cuts and
+// connects edges in the middle of a tick, while writes of the tick wait, and idle nodes go dormant
+// (RunOptions::skip_dormant), which reads their channels at the end of each execution. Every tenth
+// completed Lock, the listener cuts every edge of the graph and connects it again on the same ports
+// (the messages in transit are lost, the detectors note the cuts); every node unlocks at once and
+// locks again three times.
+class CutAndReconnect final : public LockListener {
+ public:
+  explicit CutAndReconnect(NodeId n) : left_(n, 3) {}
+  void attach(Engine& e) { e_ = &e; }
+  void start() {
+    for (NodeId u = 0; u < left_.size(); ++u) e_->request_lock(u);
+  }
+  void locked(NodeId u, std::uint64_t) override {
+    if (++completed % 10 == 0)
+      for (NodeId v = 0; v < left_.size(); ++v)
+        for (core::Port p = 1; p <= 4; ++p) {
+          const Link far = e_->far_end(v, p);
+          if (far.node == no_node || far.node < v) continue;
+          EXPECT_EQ(e_->cut(v, p), "");
+          EXPECT_EQ(e_->connect(v, p, far.node, far.port), "");
+        }
+    e_->request_unlock(u);
+  }
+  void unlock_called(NodeId) override {}
+  void unlocked(NodeId u) override {
+    if (--left_[u] > 0) e_->request_lock(u);
+  }
+  unsigned completed = 0;
+
+ private:
+  std::vector<unsigned> left_;
+  Engine* e_ = nullptr;
+};
+
+TEST(DeferredWrites, AnApplicationsMidTickCutsAndDormantNodesChangeNothing) {
+  for (const bool dormant : {true, false}) {
+    Scenario s;
+    s.nodes = 3000, s.delta = 4, s.rounds = 100, s.seed = 5, s.engine = EngineKind::async;
+    s.topology.kind = TopologyKind::grid, s.workload.kind = WorkloadKind::manual;
+    json summary[2];
+    unsigned completed[2] = {0, 0};
+    std::uint64_t deferred = 0;
+    for (const bool defer : {true, false}) {
+      CutAndReconnect app(s.nodes);
+      RunOptions o;
+      o.defer_writes = defer, o.listener = &app, o.skip_dormant = dormant;
+      auto e = make_engine(s, o);
+      app.attach(*e);
+      app.start();
+      while (e->step()) {
+      }
+      if (defer) deferred = e->deferred_writes();
+      summary[defer ? 0 : 1] = test::comparable_summary(e->finish());
+      completed[defer ? 0 : 1] = app.completed;
+    }
+    EXPECT_GT(deferred, 0u);
+    EXPECT_GT(completed[0], 100u) << "the listener cut too few times to matter";
+    EXPECT_EQ(completed[0], completed[1]);
+    EXPECT_EQ(summary[0], summary[1]) << (dormant ? "with" : "without") << " dormant nodes";
+  }
+}
+
 // P4 found at a deferred send: node 0 already holds two messages from node 8500 (another block),
 // so its next send to 8500 makes three along the edge. The report, its round and its excerpt must
 // be the ones the immediate writes give, on both engines.

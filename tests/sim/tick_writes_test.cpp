@@ -1,8 +1,9 @@
 // The asynchronous engine's deferred writes (Network::begin_ticks, docs/simulator.md "Deferred
 // writes"): a write into a node that may still start an execution in the tick being taken is made
-// at once, any other waits for the tick's end and then carries the tick's stamp. Whole runs cannot
+// at once, any other waits for the tick's end and then carries the tick's stamp. Whole runs seldom
 // tell the first case from deferring (a message sent in a tick is not receivable in it, and a bag
-// removal leaves the same contents either way), so this drives a Network and the calendar directly.
+// removal leaves the same contents either way; only P4's count along an edge and a dormant node's
+// look for messages would differ), so this drives a Network and the calendar directly.
 #include <gtest/gtest.h>
 
 #include <cstdint>

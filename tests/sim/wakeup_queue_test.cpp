@@ -165,7 +165,8 @@ TEST(WakeupQueue, ADelayedPushAtOrBeforeTheCurrentTickIsNotDelayed) {
 // that tick still holds it (with a slot per node), and whenever it does (with slots shared by
 // many nodes, when a node of its slot is still held). The counting starts mid-tick, after starts
 // were pushed into the tick being taken; then starts are pushed later in the window, with push
-// and push_later, and a push into the tick being taken is refused (the counts must only fall).
+// and push_later, and beyond it (held beside the ring until their tick), and a push into or
+// before the tick being taken is refused (the counts must only fall).
 TEST(WakeupQueue, CountsTheNodesTheTickBeingTakenStillHolds) {
   constexpr NodeId n = 1500;
   for (const std::size_t slots : {std::size_t{2048}, std::size_t{16}}) {
@@ -178,7 +179,7 @@ TEST(WakeupQueue, CountsTheNodesTheTickBeingTakenStillHolds) {
     }
     std::uint64_t t = 0, pops = 0;
     NodeId u = 0;
-    while (q.pop_before(80, t, u)) {
+    while (q.pop_before(160, t, u)) {
       held[t].erase(held[t].find(u));
       if (++pops == 5) q.count_remaining(slots);  // mid-tick: the bucket is already sorted
       if (pops >= 5) {
@@ -193,9 +194,14 @@ TEST(WakeupQueue, CountsTheNodesTheTickBeingTakenStillHolds) {
       const auto pick = rng() % 8;
       if (pops >= 5 && pick == 0) {
         EXPECT_THROW(q.push(t, u), std::logic_error);
+        if (t > 0) {
+          EXPECT_THROW(q.push(t - 1, u), std::logic_error);
+        }
       }
-      // Into this tick only before the counting.
-      const std::uint64_t next = pick == 0 && pops < 5 ? t : t + 1 + rng() % 8 + rng() % 8;
+      // Into this tick only before the counting; now and then beyond the window of 16 ticks.
+      const std::uint64_t next = pick == 0 && pops < 5 ? t
+                                 : pick == 2           ? t + 20 + rng() % 8
+                                                       : t + 1 + rng() % 8 + rng() % 8;
       if (pick == 1)
         q.push_later(next, u);
       else
