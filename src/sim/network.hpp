@@ -151,12 +151,22 @@ class Network {
   [[nodiscard]] Ports all_neighbour_ports() const { return Ports::range(1, static_cast<Port>(delta_)); }
   [[nodiscard]] Ports free_ports(NodeId u) const { return all_neighbour_ports() - neighbours(u); }
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
-    for (Port p : neighbours(u))
-      if (peer(u, p) == v) return true;
-    return false;
+    // Every port's far node compared, without a branch on which one matches (mobility asks this
+    // for every pair within r, and where the match lies is random): a free port's is no_node.
+    const std::uint8_t* far = far_node(u, 1);
+    bool found = false;
+    for (unsigned p = 0; p < delta_; ++p) {
+      NodeId w;
+      std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
+      found |= w == v;
+    }
+    return found && v != no_node;
   }
   /// Starts loading what adjacent(u, .) reads.
-  void prefetch_adjacency(NodeId u) const { __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1)); }
+  void prefetch_adjacency(NodeId u) const {
+    __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1));
+    __builtin_prefetch(far_node(u, static_cast<Port>(delta_)));  // the far nodes may straddle two lines
+  }
   /// Starts loading what link(u, ...) and the checks before it read and write.
   void prefetch_link(NodeId u) const {
     __builtin_prefetch(&port_sets_[u], 1), __builtin_prefetch(far_node(u, 1), 1);
