@@ -359,8 +359,8 @@ class Network {
   /// w's own channels and peer list first, then (a few executions later, once the peer list is in
   /// cache) the neighbours' channels its sends will write.
   void prefetch_own(NodeId w) const {
-    // Both ends of the far ends' record (5 * Delta bytes, so it often straddles two lines): the
-    // sends read the nodes, a delivery the sender's port too (its `outgoing`).
+    // The far ends' first line only: loading their end here too made the asynchronous engine
+    // slower (docs/performance.md); it is loaded later, by prefetch_far_ports.
     __builtin_prefetch(far_node(w, 1));
     prefetch_channels(w);
   }
