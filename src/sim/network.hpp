@@ -123,8 +123,7 @@ class Network {
   /// Whether the semi-synchronous scan of a run with these parameters can defer writes: blocks of
   /// more than one, and entries that fit 32 bits.
   [[nodiscard]] static bool can_defer(NodeId n, unsigned delta, unsigned block_shift) {
-    const unsigned shift = std::min(14u, block_shift);
-    return (n >> shift) > 0 && (std::size_t{delta + 1} << (shift + entry_shift)) <= (std::size_t{1} << 32);
+    return (n >> std::min(14u, block_shift)) > 0 && can_defer_in_ticks(delta, block_shift);
   }
 
   /// Whether the asynchronous engine's ticks can defer writes: entries that fit 32 bits within a

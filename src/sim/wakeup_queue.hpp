@@ -31,7 +31,7 @@ class WakeupQueue {
   }
 
   void push(std::uint64_t t, NodeId u) {
-    if (!remaining_.empty() && t <= base_) [[unlikely]]
+    if (counting() && t <= base_) [[unlikely]]
       throw std::logic_error("sim: a start pushed into or before the tick being taken while its nodes are counted");
     if (t - base_ > mask_) {  // outside [base_, base_ + size); also a t before base_ (unsigned wrap)
       outside_.push({t, u});
@@ -72,13 +72,13 @@ class WakeupQueue {
       }
       // While counting, the starts of this tick held in the heap beside the ring join its bucket
       // before it is sorted, so that the counts cover every start of the tick.
-      if (!sorted_ && !remaining_.empty())
+      if (!sorted_ && counting())
         while (!outside_.empty() && outside_.top().first == base_)
           b.push_back(outside_.top().second), ++held_, outside_.pop();
       if (!b.empty()) {
         if (!sorted_) {
           sort_descending(b), sorted_ = true;
-          if (!remaining_.empty())
+          if (counting())
             for (const NodeId v : b) ++remaining_[v & remaining_mask_];
         }
         if (!outside_.empty() && outside_.top() < std::pair<std::uint64_t, NodeId>{base_, b.back()})
@@ -86,7 +86,7 @@ class WakeupQueue {
         if (base_ >= end) return false;
         t = base_, u = b.back();
         b.pop_back(), --held_;
-        if (!remaining_.empty()) --remaining_[u & remaining_mask_];
+        if (counting()) --remaining_[u & remaining_mask_];
         return true;
       }
       if (!outside_.empty() && outside_.top().first <= base_) return take_outside(end, t, u);
