@@ -65,10 +65,13 @@ class GraphHost {
   [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(neighbours_[u]); }
   [[nodiscard]] NodeId peer(NodeId u, core::Port p) const { return peer_[slot(u, p)]; }
   [[nodiscard]] core::Port peer_port(NodeId u, core::Port p) const { return peer_port_[slot(u, p)]; }
+  /// As Network::adjacent: every port's peer compared, without a branch on where the match lies
+  /// (a free port's peer is no_node).
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
-    for (core::Port p : neighbours(u))
-      if (peer(u, p) == v) return true;
-    return false;
+    const NodeId* peers = &peer_[slot(u, 1)];
+    bool found = false;
+    for (unsigned p = 0; p < delta_; ++p) found |= peers[p] == v;
+    return found && v != no_node;
   }
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
