@@ -73,8 +73,16 @@ class GraphHost {
     for (unsigned p = 0; p < delta_; ++p) found |= peers[p] == v;
     return found && v != no_node;
   }
+  /// As Network::adjacent_ports: the ports of u whose peer is v, as bits.
+  [[nodiscard]] std::uint64_t adjacent_ports(NodeId u, NodeId v) const {
+    const NodeId* peers = &peer_[slot(u, 1)];
+    std::uint64_t ports = 0;
+    for (unsigned p = 0; p < delta_; ++p) ports |= std::uint64_t{peers[p] == v} << (p + 1);
+    return v != no_node ? ports : 0;
+  }
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
+    __builtin_prefetch(&peer_port_[std::size_t{u} * delta_]);
   }
   bool connect_random(NodeId u, NodeId v) {
     if (u == v || adjacent(u, v)) return false;

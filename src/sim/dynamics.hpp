@@ -6,8 +6,9 @@
 // and monitor updates); Dynamics decides which changes happen, drawing from the topology stream.
 // Host provides: connect_random(u, v) -> bool, connect_at(u, pu, v, pv), cut_edge(u, port),
 // cut_pair(u, v), requesting(u) -> bool, in_win(u) -> bool, neighbours(u) -> Ports,
-// peer(u, port) -> NodeId, peer_port(u, port) -> Port, adjacent(u, v) -> bool, prefetch_adjacency(u)
-// (a hint: start loading what adjacent(u, .) reads), moved(u). The mobility planner calls only the
+// peer(u, port) -> NodeId, peer_port(u, port) -> Port, adjacent(u, v) -> bool, adjacent_ports(u, v) -> the
+// bits of u's ports whose peer is v, prefetch_adjacency(u) (a hint: start loading what adjacent_ports(u, .)
+// and peer_port(u, .) read), moved(u). The mobility planner calls only the
 // const ones, which read the graph alone.
 //
 // Mobility ahead. Mobility decides a round's changes from the positions and the graph alone, and
@@ -20,6 +21,7 @@
 // either way: same draws, same changes in the same order, same trace.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -120,6 +122,10 @@ class Dynamics {
   /// Nodes below which a plan is not made ahead (a round of fewer costs about what the hand-over
   /// does). Changes only timing.
   static constexpr std::size_t min_nodes_ahead = 4096;
+
+  /// For tests: find mobility's cuts by the distance test of every edge, as before the pair scan
+  /// confirmed the edges within r (the same cuts; tests/sim/mobility_plan_test.cpp compares them).
+  void cut_by_distance(bool on) { cut_by_distance_ = on; }
 
   /// A node entered WIN in this round (flap attacks it at the next topology step).
   void entered_win(NodeId u) { entered_win_.push_back(u); }
@@ -233,41 +239,73 @@ class Dynamics {
       moved[u] = {x, y};
     }
     const double r2 = r * r;
-    // The cuts go by node and port (their trace lines and lost messages in that order). An
-    // earlier cut of u's edge leaves u only through a port whose peer is below u, which this pass
-    // skips, so u's ports as the round began are the ones a pass that cut as it went would see.
-    // The neighbours' positions are read at random: those of the node `ahead` places on are
-    // loaded early.
     constexpr NodeId ahead = 8;
     ++epoch_;
     if (epoch_ == 0) std::fill(touched_.begin(), touched_.end(), 0u), epoch_ = 1;
     if (touched_.size() != n) touched_.assign(n, 0), now_bits_.assign(n, 0);
+    if (confirmed_.size() != n) confirmed_.assign(n, 0);
     auto bits = [&](NodeId u) -> std::uint64_t {
       return touched_[u] == epoch_ ? now_bits_[u] : host.neighbours(u).bits();
     };
     auto set_bits = [&](NodeId u, std::uint64_t b) { touched_[u] = epoch_, now_bits_[u] = b; };
-    for (NodeId u = 0; u < n; ++u) {
-      if (u + ahead < n)
-        for (core::Port p : host.neighbours(u + ahead)) __builtin_prefetch(&moved[host.peer(u + ahead, p)]);
-      for (core::Port p : host.neighbours(u)) {
-        const NodeId v = host.peer(u, p);
-        if (v < u) continue;
-        const double dx = moved[u].first - moved[v].first, dy = moved[u].second - moved[v].second;
-        if (dx * dx + dy * dy > r2) {
-          plan_.cuts.emplace_back(u, p);
-          set_bits(u, bits(u) & ~(std::uint64_t{1} << p));
-          const core::Port pv = host.peer_port(u, p);
-          set_bits(v, bits(v) & ~(std::uint64_t{1} << pv));
+    // The pairs within r and not adjacent, to connect. The scan tests adjacency for every pair
+    // within r, so it also confirms, at both ends, each edge that stays within r: the edges left
+    // unconfirmed are those to cut, found without a distance test per edge (the test of a pair
+    // within r is the cut test's float, so an edge is confirmed exactly when the cut test keeps
+    // it: (a - b)^2 is the same float as (b - a)^2). Adjacency is the graph's as the round began.
+    // A radius of 0 scans no pair (and the cut test keeps coincident nodes).
+    const bool scanned = r > 0 && !cut_by_distance_;
+    const auto& pairs = grid_.new_pairs_within(
+        moved, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
+        [&host, this](NodeId u, NodeId v) {
+          const std::uint64_t ports = host.adjacent_ports(u, v);
+          if (ports == 0) return false;
+          confirmed_[u] |= ports;
+          // The lower end's bit decides (its edge is not cut); the upper end's spares the pass
+          // below a look at an edge it would skip. One port: a pair has at most one edge.
+          const auto p = static_cast<core::Port>(std::countr_zero(ports));
+          confirmed_[v] |= std::uint64_t{1} << host.peer_port(u, p);
+          if (ports & (ports - 1)) [[unlikely]]
+            for (core::Port q : Bits(ports & (ports - 1))) confirmed_[v] |= std::uint64_t{1} << host.peer_port(u, q);
+          return true;
+        });
+    // The cuts go by node and port (their trace lines and lost messages in that order), each
+    // made by its edge's lower end. An earlier cut of u's edge leaves u only through a port whose
+    // peer is below u, which this pass skips, so u's ports as the round began are the ones a pass
+    // that cut as it went would see.
+    auto cut = [&](NodeId u, core::Port p, NodeId v) {
+      plan_.cuts.emplace_back(u, p);
+      set_bits(u, bits(u) & ~(std::uint64_t{1} << p));
+      const core::Port pv = host.peer_port(u, p);
+      set_bits(v, bits(v) & ~(std::uint64_t{1} << pv));
+    };
+    if (scanned) {
+      for (NodeId u = 0; u < n; ++u) {
+        const std::uint64_t unconfirmed = host.neighbours(u).bits() & ~confirmed_[u];
+        confirmed_[u] = 0;  // ready for the next round
+        if (unconfirmed == 0) [[likely]]
+          continue;
+        for (core::Port p : Bits(unconfirmed))
+          if (const NodeId v = host.peer(u, p); v > u) cut(u, p, v);
+      }
+    } else {
+      // The cut test itself. The neighbours' positions are read at random: those of the node
+      // `ahead` places on are loaded early.
+      for (NodeId u = 0; u < n; ++u) {
+        if (u + ahead < n)
+          for (core::Port p : host.neighbours(u + ahead)) __builtin_prefetch(&moved[host.peer(u + ahead, p)]);
+        for (core::Port p : host.neighbours(u)) {
+          const NodeId v = host.peer(u, p);
+          if (v < u) continue;
+          const double dx = moved[u].first - moved[v].first, dy = moved[u].second - moved[v].second;
+          if (dx * dx + dy * dy > r2) cut(u, p, v);
         }
       }
     }
-    // The pairs to connect: within r and not adjacent. A pair within r is never cut (the same
-    // float test), so adjacency before the cuts is adjacency after them; each pair comes once, so
-    // none of them is connected by an earlier one. Ports: a free one at each end, drawn u's first.
+    // Ports of the new pairs: a free one at each end, drawn u's first. A pair within r is never
+    // cut, so adjacency before the cuts is adjacency after them; each pair comes once, so none of
+    // them is connected by an earlier one.
     const std::uint64_t all = Bits::range(1, static_cast<core::Port>(sc_.delta)).bits();
-    const auto& pairs = grid_.new_pairs_within(
-        moved, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
-        [&host](NodeId u, NodeId v) { return host.adjacent(u, v); });
     // The pairs come by u, so v's records are read at random: those of the pair `ahead` places on
     // are loaded early (the plan's view and the port sets). Changes nothing but timing.
     for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -294,7 +332,7 @@ class Dynamics {
   }
   [[nodiscard]] std::size_t plan_bytes() const {
     return plan_.arrivals.capacity() * 24 + plan_.cuts.capacity() * 8 + plan_.connections.capacity() * 12 +
-           touched_.capacity() * 4 + now_bits_.capacity() * 8;
+           touched_.capacity() * 4 + (now_bits_.capacity() + confirmed_.capacity()) * 8;
   }
 
   const Scenario& sc_;
@@ -308,6 +346,9 @@ class Dynamics {
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint64_t> now_bits_;
   std::uint32_t epoch_ = 0;
+  /// Per node, the ports whose edge the round's pair scan found within r (cleared as read).
+  std::vector<std::uint64_t> confirmed_;
+  bool cut_by_distance_ = false;
   /// Mobility ahead: the positions the plan made ahead moves to, the stream before its draws,
   /// and whether such a plan is being made or waits.
   std::vector<std::pair<double, double>> next_positions_;

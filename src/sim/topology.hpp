@@ -86,7 +86,7 @@ class CellGrid {
   /// its neighbours: right, and the three below), so it reads the cells' slices nearly in order
   /// where a scan by node jumped to a random cell for every node; only the pairs kept are sorted.
   /// The distance test is for_each_pair_within's: (a - b)^2 is the same float as (b - a)^2.
-  /// `excluded(u, v)` reads u's records at random: prefetch(u) is called `lag` pairs before it.
+  /// `excluded(u, v)` reads u's records at random: prefetch(u) is called a few pairs before it.
   template <class Prefetch, class Excluded, class F>
   void for_each_new_pair_within(const std::vector<std::pair<double, double>>& pos, double r, Prefetch&& prefetch,
                                 Excluded&& excluded, F&& f) {
@@ -102,27 +102,20 @@ class CellGrid {
     build(pos, r);
     const double r2 = r * r;
     pairs_.clear();
-    constexpr unsigned lag = 16;
-    std::pair<NodeId, NodeId> waiting[lag];
-    unsigned head = 0, held = 0;
-    auto keep = [&](NodeId a, NodeId b) {
-      const NodeId u = std::min(a, b), v = std::max(a, b);
-      prefetch(u);
-      if (held < lag) {
-        waiting[(head + held++) % lag] = {u, v};
-        return;
-      }
-      if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
-      waiting[head] = {u, v}, head = (head + 1) % lag;
-    };
     // The pairs within r are written to `within` without a branch on the distance (about a third
     // of the pairs examined are within r, a coin flip for the branch predictor), and handed on
-    // whenever it may fill up.
-    constexpr std::uint32_t batch = 256;
+    // whenever it may fill up: each as (smaller, larger) to `excluded`, whose reads of the smaller
+    // node's records were started `lag` pairs before.
+    constexpr std::uint32_t batch = 256, lag = 16;
     std::pair<NodeId, NodeId> within[batch];
     std::uint32_t found = 0;
     auto hand_on = [&] {
-      for (std::uint32_t k = 0; k < found; ++k) keep(within[k].first, within[k].second);
+      for (std::uint32_t k = 0; k < std::min(found, lag); ++k) prefetch(std::min(within[k].first, within[k].second));
+      for (std::uint32_t k = 0; k < found; ++k) {
+        if (k + lag < found) prefetch(std::min(within[k + lag].first, within[k + lag].second));
+        const NodeId u = std::min(within[k].first, within[k].second), v = std::max(within[k].first, within[k].second);
+        if (!excluded(u, v)) pairs_.push_back({u, v});
+      }
       found = 0;
     };
     // Member i against members [from, to), all in cells after i's (or after i in its own cell).
@@ -156,8 +149,6 @@ class CellGrid {
         }
       }
     hand_on();
-    for (; held > 0; --held, head = (head + 1) % lag)
-      if (!excluded(waiting[head].first, waiting[head].second)) pairs_.push_back(waiting[head]);
     sort_pairs();
     return pairs_;
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <functional>
 #include <map>
 #include <queue>
@@ -111,6 +112,33 @@ TEST(WakeupQueue, LargeNodeNumbersInFullBucketsAreTakenInOrder) {
     heap.pop();
   }
   EXPECT_TRUE(heap.empty());
+}
+
+TEST(WakeupQueue, EveryDigitWidthOfTheBucketSortTakesTheHeapOrder) {
+  // One tick's bucket of each size, its nodes below each bound: the sort's digit width depends on
+  // both (6, 8 and 10 bits are each used below), its order must not.
+  std::set<unsigned> widths;
+  std::mt19937_64 rng(17);
+  for (const std::size_t size : {70u, 250u, 1000u, 6000u})
+    for (const std::uint64_t bound : {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 31}) {
+      WakeupQueue calendar(8);
+      Heap heap;
+      std::set<NodeId> nodes;
+      while (nodes.size() < std::min<std::uint64_t>(size, bound / 2)) nodes.insert(static_cast<NodeId>(rng() % bound));
+      NodeId any = 0;
+      for (const NodeId u : nodes) calendar.push(3, u), heap.push({3, u}), any |= u;
+      widths.insert(WakeupQueue::digit_bits(nodes.size(), static_cast<unsigned>(std::bit_width(any))));
+      std::uint64_t t = 0;
+      NodeId u = 0;
+      while (calendar.pop_before(100, t, u)) {
+        ASSERT_FALSE(heap.empty());
+        ASSERT_EQ(t, heap.top().first);
+        ASSERT_EQ(u, heap.top().second) << size << " nodes below " << bound;
+        heap.pop();
+      }
+      EXPECT_TRUE(heap.empty());
+    }
+  EXPECT_EQ(widths, (std::set<unsigned>{6, 8, 10}));
 }
 
 TEST(WakeupQueue, StartsOutsideTheWindowAndIntoTheCurrentTick) {
