@@ -38,6 +38,7 @@
 #include "sim/channel.hpp"
 #include "sim/dynamics.hpp"
 #include "sim/network.hpp"
+#include "sim/port_graph.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/topology.hpp"
@@ -49,97 +50,10 @@ Scenario main_job(std::uint32_t nodes) { return scenario_from_json({{"nodes", no
 
 // ---------------------------------------------------------------- mobility
 
-/// The topology adversary's host (dynamics.hpp) reduced to the graph: each node's occupied ports
-/// and, per port, the peer and its port. Delta = 8 fits a 16-bit register, as in the engine.
-class GraphHost {
- public:
-  using Ports = core::PortSet<std::uint16_t>;
-
-  GraphHost(std::uint32_t nodes, unsigned delta, Dynamics& dynamics)
-      : delta_(delta),
-        dynamics_(dynamics),
-        neighbours_(nodes),
-        peer_(std::size_t{nodes} * delta, no_node),
-        peer_port_(std::size_t{nodes} * delta, 0) {}
-
-  [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(neighbours_[u]); }
-  [[nodiscard]] NodeId peer(NodeId u, core::Port p) const { return peer_[slot(u, p)]; }
-  [[nodiscard]] core::Port peer_port(NodeId u, core::Port p) const { return peer_port_[slot(u, p)]; }
-  /// As Network::adjacent: every port's peer compared, without a branch on where the match lies
-  /// (a free port's peer is no_node).
-  [[nodiscard]] bool adjacent(NodeId u, NodeId v) const {
-    const NodeId* peers = &peer_[slot(u, 1)];
-    bool found = false;
-    for (unsigned p = 0; p < delta_; ++p) found |= peers[p] == v;
-    return found && v != no_node;
-  }
-  /// As Network::adjacent_ports: the ports of u whose peer is v, as bits.
-  [[nodiscard]] std::uint64_t adjacent_ports(NodeId u, NodeId v) const {
-    const NodeId* peers = &peer_[slot(u, 1)];
-    std::uint64_t ports = 0;
-    for (unsigned p = 0; p < delta_; ++p) ports |= std::uint64_t{peers[p] == v} << (p + 1);
-    return v != no_node ? ports : 0;
-  }
-  void prefetch_adjacency(NodeId u) const {
-    __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
-    __builtin_prefetch(&peer_port_[std::size_t{u} * delta_]);
-  }
-  bool connect_random(NodeId u, NodeId v) {
-    if (u == v || adjacent(u, v)) return false;
-    const Ports all = Ports::range(1, static_cast<core::Port>(delta_));
-    const core::Port pu = dynamics_.random_free_port(all - neighbours(u));
-    const core::Port pv = dynamics_.random_free_port(all - neighbours(v));
-    if (pu == 0 || pv == 0) return false;
-    connect_at(u, pu, v, pv);
-    return true;
-  }
-  void connect_at(NodeId u, core::Port pu, NodeId v, core::Port pv) {
-    link(u, pu, v, pv), link(v, pv, u, pu);
-    ++connects;
-  }
-  void cut_edge(NodeId u, core::Port p) {
-    const NodeId v = peer(u, p);
-    const core::Port pv = peer_port_[slot(u, p)];
-    unlink(u, p), unlink(v, pv);
-    ++cuts;
-  }
-  void cut_pair(NodeId u, NodeId v) {
-    for (core::Port p : neighbours(u))
-      if (peer(u, p) == v) return cut_edge(u, p);
-  }
-  [[nodiscard]] bool requesting(NodeId) const { return false; }
-  [[nodiscard]] bool in_win(NodeId) const { return false; }
-  void moved(NodeId) const {}
-  [[nodiscard]] std::uint64_t edges() const {
-    std::uint64_t ends = 0;
-    for (const auto bits : neighbours_) ends += Ports(bits).size();
-    return ends / 2;
-  }
-
-  std::uint64_t cuts = 0, connects = 0;
-
- private:
-  [[nodiscard]] std::size_t slot(NodeId u, core::Port p) const { return std::size_t{u} * delta_ + p - 1; }
-  void link(NodeId u, core::Port pu, NodeId v, core::Port pv) {
-    neighbours_[u] = static_cast<std::uint16_t>(neighbours_[u] | (1u << pu));
-    peer_[slot(u, pu)] = v, peer_port_[slot(u, pu)] = pv;
-  }
-  void unlink(NodeId u, core::Port pu) {
-    neighbours_[u] = static_cast<std::uint16_t>(neighbours_[u] & ~(1u << pu));
-    peer_[slot(u, pu)] = no_node;
-  }
-
-  unsigned delta_;
-  Dynamics& dynamics_;
-  std::vector<std::uint16_t> neighbours_;
-  std::vector<NodeId> peer_;
-  std::vector<core::Port> peer_port_;
-};
-
 void BM_MobilityUpdate(benchmark::State& state) {
   const Scenario s = main_job(static_cast<std::uint32_t>(state.range(0)));
   Dynamics dynamics(s);
-  GraphHost host(s.nodes, s.delta, dynamics);
+  PortGraph host(s.nodes, s.delta, dynamics);
   // The engine's set-up: the initial topology from the topology stream, its edges within the cap.
   auto topology = build_topology(s, dynamics.rng());
   dynamics.place(std::move(topology.positions));
