@@ -159,12 +159,16 @@ class Network {
     std::uint64_t ports = 0;
     unsigned p = 0;
 #if defined(__SSE2__)
-    // Four far nodes per comparison (all of them in two at Delta = 8).
+    // Four far nodes per comparison (all of them in two at Delta = 8, the default, unrolled).
     const __m128i target = _mm_set1_epi32(static_cast<int>(v));
+    auto four_at = [&](unsigned from) {
+      const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(far + std::size_t{4} * from));
+      return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, target))))}
+             << (from + 1);
+    };
+    if (delta_ == 8) return v != no_node ? four_at(0) | four_at(4) : 0;
     for (; p + 4 <= delta_; p += 4) {
-      const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(far + std::size_t{4} * p));
-      const auto equal = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, target))));
-      ports |= std::uint64_t{equal} << (p + 1);
+      ports |= four_at(p);
     }
 #endif
     for (; p < delta_; ++p) {
@@ -276,7 +280,7 @@ class Network {
     // The sender's copy of this count.
     if (keep_outgoing_ && p != core::self_port && peer(u, p) != no_node) {
       if (batching_)
-        write_later(peer(u, p), entry(peer(u, p), peer_port(u, p), entry_outgoing_delivered));
+        write_later(peer(u, p), peer_port(u, p), entry_outgoing_delivered);
       else
         --channels_[channel(peer(u, p), peer_port(u, p))].outgoing;
     }
@@ -301,7 +305,7 @@ class Network {
       // Deferred: the message joins the receiver's channel before anything reads it (see
       // write_later); P4 is checked now, from the sender's record alone.
       ++own.outgoing, ++in_transit_;
-      write_later(to, entry(to, to_port, unsigned{byte} << 1 | entry_message));
+      write_later(to, to_port, unsigned{byte} << 1 | entry_message);
       return {unsigned{own.outgoing} + own.count, true};
     }
     // An earlier send of this action on this port (a double send, errata E3) may still wait in
@@ -569,10 +573,14 @@ class Network {
     const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_ + p;
     return static_cast<std::uint32_t>(in_block << entry_shift | payload);
   }
-  [[gnu::always_inline]] void write_later(NodeId owner, std::uint32_t e) {
+  /// A write into owner's channel on port p (its payload as an entry's): made now or later.
+  [[gnu::always_inline]] void write_later(NodeId owner, Port p, unsigned payload) {
+    // In ticks no block is entered (block_ is none), and the entry numbers the channel in the
+    // whole array: channel(owner, p) itself, without the block's arithmetic.
+    if (in_ticks_) return write_in_tick(owner, std::uint64_t{channel(owner, p)} << entry_shift | payload);
+    const std::uint32_t e = entry(owner, p, payload);
     const std::size_t b = owner >> block_shift_;
     if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
-    if (in_ticks_) return write_in_tick(owner, (std::uint64_t{block_base(b)} << entry_shift) + e);
     appending_[b].append(e);
     if (++*appending_count_ >= deferred_cap_) [[unlikely]]
       over_cap();

@@ -110,24 +110,30 @@ class CellGrid {
     std::pair<NodeId, NodeId> within[batch];
     std::uint32_t found = 0;
     auto hand_on = [&] {
-      for (std::uint32_t k = 0; k < std::min(found, lag); ++k) prefetch(std::min(within[k].first, within[k].second));
+      for (std::uint32_t k = 0; k < found; ++k)
+        within[k] = {std::min(within[k].first, within[k].second), std::max(within[k].first, within[k].second)};
+      for (std::uint32_t k = 0; k < std::min(found, lag); ++k) prefetch(within[k].first);
       for (std::uint32_t k = 0; k < found; ++k) {
-        if (k + lag < found) prefetch(std::min(within[k + lag].first, within[k + lag].second));
-        const NodeId u = std::min(within[k].first, within[k].second), v = std::max(within[k].first, within[k].second);
-        if (!excluded(u, v)) pairs_.push_back({u, v});
+        if (k + lag < found) prefetch(within[k + lag].first);
+        if (!excluded(within[k].first, within[k].second)) pairs_.push_back(within[k]);
       }
       found = 0;
     };
     // Member i against members [from, to), all in cells after i's (or after i in its own cell).
+    // The buffer's room is checked once per member, unless its partners alone may not fit.
     auto against = [&](std::uint32_t i, std::uint32_t from, std::uint32_t to) {
       const auto [x, y] = member_pos_[i];
       const NodeId a = members_[i];
       for (std::uint32_t j = from; j < to; ++j) {
-        if (found == batch) [[unlikely]]
-          hand_on();
         const double dx = x - member_pos_[j].first, dy = y - member_pos_[j].second;
         within[found] = {a, members_[j]};
         found += dx * dx + dy * dy <= r2;
+      }
+    };
+    auto against_checked = [&](std::uint32_t i, std::uint32_t from, std::uint32_t to) {
+      for (std::uint32_t j = from; j < to; ++j) {
+        if (found == batch) hand_on();
+        against(i, j, j + 1);
       }
     };
     // A cell's members in memory order are followed by its right neighbour's, and the three cells
@@ -144,6 +150,12 @@ class CellGrid {
           below_begin = start_[cx > 0 ? below - 1 : below], below_end = start_[cx + 1 < cells_ ? below + 2 : below + 1];
         }
         for (std::uint32_t i = begin; i < end; ++i) {
+          const std::uint32_t partners = (right_end - i - 1) + (below_end - below_begin);
+          if (partners > batch) [[unlikely]] {
+            against_checked(i, i + 1, right_end), against_checked(i, below_begin, below_end);
+            continue;
+          }
+          if (found + partners > batch) hand_on();
           against(i, i + 1, right_end);
           against(i, below_begin, below_end);
         }
