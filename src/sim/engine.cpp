@@ -12,6 +12,7 @@
 // This file holds an activation (the hot path: candidates, the adversary's pick, the core's step,
 // its sends) and the rounds of both engines; the parts' methods it calls are inline.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -324,7 +325,7 @@ class EngineImpl final : public Engine {
   void deliver(NodeId u, Slot chosen) {
     const Stored m = net_.stored(net_.channel(u, chosen.port), chosen.index);
     net_.remove(u, chosen.port, chosen.index);
-    const core::Decoded d = core::decode(m.byte, sc_.k);
+    const core::Decoded d = decoded_[m.byte];
     if (!d.ok()) [[unlikely]]
       return monitors_.malformed(u, chosen.port, m.byte, d.error);
     ++metrics_.received;
@@ -435,7 +436,7 @@ class EngineImpl final : public Engine {
 
   void send(NodeId u, const core::Send<Word>& group) {
     const std::uint8_t byte = core::encode(group.message);
-    const core::Decoded d = core::decode(byte, sc_.k);
+    const core::Decoded d = decoded_[byte];
     if (!d.ok() || d.message != group.message) [[unlikely]]
       monitors_.report("P6", {u}, {},
                        "a " + std::string(core::to_string(group.message.kind)) + " message does not fit one byte");
@@ -606,7 +607,7 @@ class EngineImpl final : public Engine {
       case Choice::deliver: {
         const Stored m = net_.stored(net_.channel(u, r.c.port), r.c.slot);
         r.byte = m.byte, r.stamp = m.stamp;
-        const core::Decoded d = core::decode(m.byte, sc_.k);
+        const core::Decoded d = decoded_[m.byte];
         if (!d.ok()) [[unlikely]] {
           r.c.what = malformed_delivery;
           return;
@@ -632,7 +633,7 @@ class EngineImpl final : public Engine {
       }
       case malformed_delivery:
         net_.remove(u, r.c.port, r.c.slot);
-        return monitors_.malformed(u, r.c.port, r.byte, core::decode(r.byte, sc_.k).error);
+        return monitors_.malformed(u, r.c.port, r.byte, decoded_[r.byte].error);
       default: return record_outcome(u, r.o, nullptr);
     }
   }
@@ -888,6 +889,13 @@ class EngineImpl final : public Engine {
   Scenario sc_;
   RunOptions opt_;
   core::Protocol<Word> protocol_;
+  /// core::decode(byte, K) of every byte, computed once: every delivery decodes its message and
+  /// every send checks that its message survives the trip through one byte (P6).
+  std::array<core::Decoded, 256> decoded_ = [k = sc_.k] {
+    std::array<core::Decoded, 256> table{};
+    for (unsigned byte = 0; byte < 256; ++byte) table[byte] = core::decode(static_cast<std::uint8_t>(byte), k);
+    return table;
+  }();
   NodeId n_;
   unsigned delta_;
   bool async_;
