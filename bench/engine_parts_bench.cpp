@@ -53,7 +53,7 @@ Scenario main_job(std::uint32_t nodes) { return scenario_from_json({{"nodes", no
 void BM_MobilityUpdate(benchmark::State& state) {
   const Scenario s = main_job(static_cast<std::uint32_t>(state.range(0)));
   Dynamics dynamics(s);
-  PortGraph host(s.nodes, s.delta, dynamics);
+  PortGraph<> host(s.nodes, s.delta, dynamics);
   // The engine's set-up: the initial topology from the topology stream, its edges within the cap.
   auto topology = build_topology(s, dynamics.rng());
   dynamics.place(std::move(topology.positions));

@@ -7,9 +7,9 @@
 // Host provides: connect_random(u, v) -> bool, connect_at(u, pu, v, pv), cut_edge(u, port),
 // cut_pair(u, v), requesting(u) -> bool, in_win(u) -> bool, neighbours(u) -> Ports,
 // peer(u, port) -> NodeId, peer_port(u, port) -> Port, adjacent(u, v) -> bool, adjacent_ports(u, v) -> the
-// bits of u's ports whose peer is v, prefetch_adjacency(u) (a hint: start loading what adjacent_ports(u, .)
-// and peer_port(u, .) read), moved(u). The mobility planner calls only the
-// const ones, which read the graph alone.
+// bits of u's ports whose peer is v, upper_ports(u) -> the bits of u's ports whose peer is above u or
+// none, prefetch_adjacency(u) (a hint: start loading what adjacent_ports(u, .) reads), moved(u). The mobility planner
+// calls only the const ones, which read the graph alone.
 //
 // Mobility ahead. Mobility decides a round's changes from the positions and the graph alone, and
 // nothing else changes the graph while a round's actions run. So its changes are decided in two
@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -243,32 +244,17 @@ class Dynamics {
     ++epoch_;
     if (epoch_ == 0) std::fill(touched_.begin(), touched_.end(), 0u), epoch_ = 1;
     if (touched_.size() != n) touched_.assign(n, 0), now_bits_.assign(n, 0);
-    if (confirmed_.size() != n) confirmed_.assign(n, 0);
     auto bits = [&](NodeId u) -> std::uint64_t {
       return touched_[u] == epoch_ ? now_bits_[u] : host.neighbours(u).bits();
     };
     auto set_bits = [&](NodeId u, std::uint64_t b) { touched_[u] = epoch_, now_bits_[u] = b; };
     // The pairs within r and not adjacent, to connect. The scan tests adjacency for every pair
-    // within r, so it also confirms, at both ends, each edge that stays within r: the edges left
-    // unconfirmed are those to cut, found without a distance test per edge (the test of a pair
-    // within r is the cut test's float, so an edge is confirmed exactly when the cut test keeps
-    // it: (a - b)^2 is the same float as (b - a)^2). Adjacency is the graph's as the round began.
-    // A radius of 0 scans no pair (and the cut test keeps coincident nodes).
+    // within r, so it also confirms at its lower end each edge that stays within r: the edges
+    // left unconfirmed are those to cut, found without a distance test per edge (the test of a
+    // pair within r is the cut test's float, so an edge is confirmed exactly when the cut test
+    // keeps it: (a - b)^2 is the same float as (b - a)^2). Adjacency is the graph's as the round
+    // began. A radius of 0 scans no pair (and the cut test keeps coincident nodes).
     const bool scanned = r > 0 && !cut_by_distance_;
-    const auto& pairs = grid_.new_pairs_within(
-        moved, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
-        [&host, this](NodeId u, NodeId v) {
-          const std::uint64_t ports = host.adjacent_ports(u, v);
-          if (ports == 0) return false;
-          confirmed_[u] |= ports;
-          // The lower end's bit decides (its edge is not cut); the upper end's spares the pass
-          // below a look at an edge it would skip. One port: a pair has at most one edge.
-          const auto p = static_cast<core::Port>(std::countr_zero(ports));
-          confirmed_[v] |= std::uint64_t{1} << host.peer_port(u, p);
-          if (ports & (ports - 1)) [[unlikely]]
-            for (core::Port q : Bits(ports & (ports - 1))) confirmed_[v] |= std::uint64_t{1} << host.peer_port(u, q);
-          return true;
-        });
     // The cuts go by node and port (their trace lines and lost messages in that order), each
     // made by its edge's lower end. An earlier cut of u's edge leaves u only through a port whose
     // peer is below u, which this pass skips, so u's ports as the round began are the ones a pass
@@ -279,16 +265,33 @@ class Dynamics {
       const core::Port pv = host.peer_port(u, p);
       set_bits(v, bits(v) & ~(std::uint64_t{1} << pv));
     };
-    if (scanned) {
-      for (NodeId u = 0; u < n; ++u) {
-        const std::uint64_t unconfirmed = host.neighbours(u).bits() & ~confirmed_[u];
-        confirmed_[u] = 0;  // ready for the next round
-        if (unconfirmed == 0) [[likely]]
-          continue;
-        for (core::Port p : Bits(unconfirmed))
-          if (const NodeId v = host.peer(u, p); v > u) cut(u, p, v);
-      }
-    } else {
+    // The confirmed ports of every node, bit p - 1 for port p, in as few bytes as Delta needs
+    // (one at Delta = 8: 1 MB at 10^6 nodes, read and written at random by the scan).
+    const auto& pairs = with_confirmed(n, [&](auto* confirmed) -> const std::vector<std::pair<NodeId, NodeId>>& {
+      using Confirmed = std::remove_pointer_t<decltype(confirmed)>;
+      const auto& found = grid_.new_pairs_within(
+          moved, r, [&host](NodeId u) { host.prefetch_adjacency(u); },
+          [&host, confirmed, scanned](NodeId u, NodeId v) {
+            const std::uint64_t ports = host.adjacent_ports(u, v);
+            if (scanned) confirmed[u] = static_cast<Confirmed>(confirmed[u] | (ports >> 1));
+            return ports != 0;
+          });
+      if (scanned)
+        for (NodeId u = 0; u < n; ++u) {
+          // u's edges to higher nodes that the scan did not find within r: nearly always none.
+          const std::uint64_t unconfirmed =
+              (host.neighbours(u).bits() & host.upper_ports(u)) >> 1 & ~std::uint64_t{confirmed[u]};
+          confirmed[u] = 0;  // ready for the next round
+          if (unconfirmed == 0) [[likely]]
+            continue;
+          for (core::Port b : Bits(unconfirmed)) {
+            const auto p = static_cast<core::Port>(b + 1);
+            cut(u, p, host.peer(u, p));
+          }
+        }
+      return found;
+    });
+    if (!scanned) {
       // The cut test itself. The neighbours' positions are read at random: those of the node
       // `ahead` places on are loaded early.
       for (NodeId u = 0; u < n; ++u) {
@@ -321,6 +324,18 @@ class Dynamics {
       set_bits(u, bu | std::uint64_t{1} << pu), set_bits(v, bv | std::uint64_t{1} << pv);
     }
   }
+  /// f(confirmed) with the confirmed ports of n nodes, all 0, in 1, 2 or 8 bytes a node as Delta
+  /// needs; f leaves them 0 again.
+  template <class F>
+  decltype(auto) with_confirmed(NodeId n, F&& f) {
+    auto sized = [n](auto& confirmed) {
+      if (confirmed.size() != n) confirmed.assign(n, 0);
+      return confirmed.data();
+    };
+    if (sc_.delta <= 8) return f(sized(confirmed8_));
+    if (sc_.delta <= 16) return f(sized(confirmed16_));
+    return f(sized(confirmed64_));
+  }
   /// Makes the planned changes: moves (each traced), cuts, connections, in the plan's order.
   template <class Host>
   void apply_mobility(Host& host) {
@@ -332,7 +347,8 @@ class Dynamics {
   }
   [[nodiscard]] std::size_t plan_bytes() const {
     return plan_.arrivals.capacity() * 24 + plan_.cuts.capacity() * 8 + plan_.connections.capacity() * 12 +
-           touched_.capacity() * 4 + (now_bits_.capacity() + confirmed_.capacity()) * 8;
+           touched_.capacity() * 4 + now_bits_.capacity() * 8 + confirmed8_.capacity() + confirmed16_.capacity() * 2 +
+           confirmed64_.capacity() * 8;
   }
 
   const Scenario& sc_;
@@ -346,8 +362,11 @@ class Dynamics {
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint64_t> now_bits_;
   std::uint32_t epoch_ = 0;
-  /// Per node, the ports whose edge the round's pair scan found within r (cleared as read).
-  std::vector<std::uint64_t> confirmed_;
+  /// Per node, the ports whose edge to a higher node the round's pair scan found within r
+  /// (cleared as read), in with_confirmed's width: one of the three is used.
+  std::vector<std::uint8_t> confirmed8_;
+  std::vector<std::uint16_t> confirmed16_;
+  std::vector<std::uint64_t> confirmed64_;
   bool cut_by_distance_ = false;
   /// Mobility ahead: the positions the plan made ahead moves to, the stream before its draws,
   /// and whether such a plan is being made or waits.

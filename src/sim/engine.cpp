@@ -193,6 +193,7 @@ class EngineImpl final : public Engine {
   // (dynamics.hpp): every topology change goes through here, with its trace lines and monitors.
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const { return net_.adjacent(u, v); }
   [[nodiscard]] std::uint64_t adjacent_ports(NodeId u, NodeId v) const { return net_.adjacent_ports(u, v); }
+  [[nodiscard]] std::uint64_t upper_ports(NodeId u) const { return net_.upper_ports(u); }
   void prefetch_adjacency(NodeId u) const { net_.prefetch_adjacency(u); }
   [[nodiscard]] Ports neighbours(NodeId u) const { return net_.neighbours(u); }
   [[nodiscard]] NodeId peer(NodeId u, Port p) const { return net_.peer(u, p); }

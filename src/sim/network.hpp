@@ -178,11 +178,36 @@ class Network {
     }
     return v != no_node ? ports : 0;
   }
-  /// Starts loading what adjacent(u, .) and adjacent_ports(u, .) with the far ports read.
+  /// The ports of u whose far node is above u, as bits (a free port's, no_node, is above every
+  /// node): mobility's pass over the nodes cuts an edge from its lower end only.
+  [[nodiscard]] std::uint64_t upper_ports(NodeId u) const {
+    const std::uint8_t* far = far_node(u, 1);
+    std::uint64_t ports = 0;
+    unsigned p = 0;
+#if defined(__SSE2__)
+    // Unsigned comparisons as signed ones of the numbers with their top bit flipped.
+    const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
+    const __m128i self = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(u)), flip);
+    auto four_at = [&](unsigned from) {
+      const __m128i four =
+          _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(far + std::size_t{4} * from)), flip);
+      return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(four, self))))}
+             << (from + 1);
+    };
+    if (delta_ == 8) return four_at(0) | four_at(4);
+    for (; p + 4 <= delta_; p += 4) ports |= four_at(p);
+#endif
+    for (; p < delta_; ++p) {
+      NodeId w;
+      std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
+      ports |= std::uint64_t{w > u} << (p + 1);
+    }
+    return ports;
+  }
+  /// Starts loading what adjacent(u, .) and adjacent_ports(u, .) read.
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1));
-    // The record's last byte (the far ports follow the far nodes): it may straddle two lines.
-    __builtin_prefetch(far_port(u, static_cast<Port>(delta_)));
+    __builtin_prefetch(far_node(u, static_cast<Port>(delta_)));  // the far nodes may straddle two lines
   }
   /// Starts loading what link(u, ...) and the checks before it read and write.
   void prefetch_link(NodeId u) const {

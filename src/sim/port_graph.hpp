@@ -16,9 +16,11 @@
 
 namespace lmx::sim {
 
+/// Word: the port sets' register, as the engine's (16 bits up to Delta = 15, 64 up to 63).
+template <class Word = std::uint16_t>
 class PortGraph {
  public:
-  using Ports = core::PortSet<std::uint16_t>;  // Delta <= 15, as the engine's 16-bit registers
+  using Ports = core::PortSet<Word>;
   /// A change made: 'c' (connect) or 'x' (cut), then u, u's port, v, v's port.
   using Change = std::tuple<char, NodeId, core::Port, NodeId, core::Port>;
 
@@ -42,9 +44,15 @@ class PortGraph {
     return v != no_node ? ports : 0;
   }
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const { return adjacent_ports(u, v) != 0; }
+  /// As Network::upper_ports: the ports whose peer is above u (a free port's is no_node).
+  [[nodiscard]] std::uint64_t upper_ports(NodeId u) const {
+    const NodeId* peers = &peer_[slot(u, 1)];
+    std::uint64_t ports = 0;
+    for (unsigned p = 0; p < delta_; ++p) ports |= std::uint64_t{peers[p] > u} << (p + 1);
+    return ports;
+  }
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&neighbours_[u]), __builtin_prefetch(&peer_[std::size_t{u} * delta_]);
-    __builtin_prefetch(&peer_port_[std::size_t{u} * delta_]);
   }
   bool connect_random(NodeId u, NodeId v) {
     if (u == v || adjacent(u, v)) return false;
@@ -86,18 +94,18 @@ class PortGraph {
  private:
   [[nodiscard]] std::size_t slot(NodeId u, core::Port p) const { return std::size_t{u} * delta_ + p - 1; }
   void link(NodeId u, core::Port pu, NodeId v, core::Port pv) {
-    neighbours_[u] = static_cast<std::uint16_t>(neighbours_[u] | (1u << pu));
+    neighbours_[u] = static_cast<Word>(neighbours_[u] | (Word{1} << pu));
     peer_[slot(u, pu)] = v, peer_port_[slot(u, pu)] = pv;
   }
   void unlink(NodeId u, core::Port pu) {
-    neighbours_[u] = static_cast<std::uint16_t>(neighbours_[u] & ~(1u << pu));
+    neighbours_[u] = static_cast<Word>(neighbours_[u] & ~(Word{1} << pu));
     peer_[slot(u, pu)] = no_node, peer_port_[slot(u, pu)] = 0;
   }
 
   unsigned delta_;
   bool record_;
   Dynamics& dynamics_;
-  std::vector<std::uint16_t> neighbours_;
+  std::vector<Word> neighbours_;
   std::vector<NodeId> peer_;
   std::vector<core::Port> peer_port_;
 };

@@ -32,8 +32,9 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   if (s.engine == EngineKind::semi_sync) per_node += 16;  // deferred writes, at their cap
   const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
   // Positions; mobility adds waypoints, its plan's view of the ports and the ports its pair scan
-  // confirms (dynamics.hpp).
-  if (geometric) per_node += s.topology.kind == TopologyKind::mobility ? 52 : 16;
+  // confirms (dynamics.hpp: 1, 2 or 8 bytes as Delta needs).
+  if (geometric)
+    per_node += s.topology.kind == TopologyKind::mobility ? 44 + (delta <= 8 ? 1 : delta <= 16 ? 2 : 8) : 16;
   // The plan made ahead on a second thread moves nodes to a second array of positions.
   if (s.topology.kind == TopologyKind::mobility && threads >= 2) per_node += 16;
   // A pipelined semi-synchronous round (RunOptions::threads): a record per activated node, the

@@ -18,6 +18,7 @@ namespace mobility_plan_test {
 
 struct Case {
   const char* name;
+  unsigned delta;  ///< 8, 12 and 20 keep the confirmed ports in 1, 2 and 8 bytes a node
   NodeId nodes;
   double radius, speed;
   bool clustered;  ///< points on a few sites, many of them coincident
@@ -25,10 +26,10 @@ struct Case {
 };
 
 /// The changes and positions of `rounds` rounds of mobility, by confirmation or by distance.
-std::pair<std::vector<PortGraph::Change>, std::vector<std::pair<double, double>>> run(const Case& c, bool by_distance,
-                                                                                      std::uint64_t rounds) {
+std::pair<std::vector<PortGraph<std::uint64_t>::Change>, std::vector<std::pair<double, double>>> run(
+    const Case& c, bool by_distance, std::uint64_t rounds) {
   Scenario s;
-  s.nodes = c.nodes, s.seed = 11;
+  s.nodes = c.nodes, s.seed = 11, s.delta = c.delta;
   s.topology.kind = TopologyKind::mobility, s.topology.radius = c.radius, s.topology.speed = c.speed;
   Dynamics dynamics(s);
   dynamics.cut_by_distance(by_distance);
@@ -39,7 +40,7 @@ std::pair<std::vector<PortGraph::Change>, std::vector<std::pair<double, double>>
     if (c.clustered) p = {0.25 + 0.5 * double(points.below(2)), 0.25 + 0.5 * double(points.below(2))};
   }
   dynamics.place(positions);
-  PortGraph host(c.nodes, s.delta, dynamics, true);
+  PortGraph<std::uint64_t> host(c.nodes, s.delta, dynamics, true);
   for (NodeId u = 0; u + 1 < c.nodes; u += 2) host.connect_random(u, u + 1);  // many of them longer than r
   Rng outside(5, application_stream);
   for (std::uint64_t round = 0; round < rounds; ++round) {
@@ -52,10 +53,11 @@ std::pair<std::vector<PortGraph::Change>, std::vector<std::pair<double, double>>
 
 TEST(MobilityPlan, ConfirmedEdgesGiveTheDistanceTestsCuts) {
   for (const Case& c :
-       {Case{"default-like", 2000, 0.045 * 0.7071, 0.004 * 0.7071, false, false},
-        Case{"fast nodes", 1500, 0.03, 0.05, false, true}, Case{"one cell", 300, 0.9, 0.02, false, true},
-        Case{"tiny radius", 3000, 0.002, 0.0005, false, true},
-        Case{"coincident points", 400, 0.05, 0.001, true, false}}) {
+       {Case{"default-like", 8, 2000, 0.045 * 0.7071, 0.004 * 0.7071, false, false},
+        Case{"fast nodes", 8, 1500, 0.03, 0.05, false, true}, Case{"one cell", 8, 300, 0.9, 0.02, false, true},
+        Case{"tiny radius", 8, 3000, 0.002, 0.0005, false, true},
+        Case{"coincident points", 8, 400, 0.05, 0.001, true, false},
+        Case{"Delta 12", 12, 1500, 0.04, 0.02, false, true}, Case{"Delta 20", 20, 1500, 0.05, 0.02, false, true}}) {
     const auto [confirmed, confirmed_positions] = run(c, false, 60);
     const auto [distance, distance_positions] = run(c, true, 60);
     std::size_t cuts = 0;
