@@ -21,7 +21,6 @@
 // either way: same draws, same changes in the same order, same trace.
 #pragma once
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
