@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -98,14 +99,22 @@ class Dynamics {
   }
   /// Mobility ahead: plan the next round's mobility on the worker thread, from the graph as the
   /// round's actions leave it (they change no edge). Only for mobile runs with `threads` >= 2
-  /// and enough nodes that a round takes longer than handing the plan over.
+  /// and enough nodes that a round takes longer than handing the plan over. `first`, if any, runs
+  /// on the worker before the plan (the engine's next schedule), and is done when the next step
+  /// or discard_plan returns, or at wait_ahead. Returns whether the worker got the job.
   template <class Host>
-  void plan_ahead(const Host& host, unsigned threads) {
-    if (!plans_ahead(threads)) return;
+  bool plan_ahead(const Host& host, unsigned threads, std::function<void()> first = {}) {
+    if (!plans_ahead(threads)) return false;
     rng_before_plan_ = rng_;
     ahead_ = true;
-    worker_.run([this, &host] { plan_mobility(host, next_positions_); });
+    worker_.run([this, &host, first = std::move(first)] {
+      if (first) first();
+      plan_mobility(host, next_positions_);
+    });
+    return true;
   }
+  /// Blocks until the worker's job is done (at once if there is none).
+  void wait_ahead() { worker_.wait(); }
   /// Whether plan_ahead uses a thread of `threads`.
   [[nodiscard]] bool plans_ahead(unsigned threads) const {
     return threads >= 2 && mobile_ && sc_.topology.speed > 0 && positions_.size() >= min_nodes_ahead;

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -26,6 +27,7 @@
 #include "metrics.hpp"
 #include "monitors.hpp"
 #include "network.hpp"
+#include "round_schedule.hpp"
 #include "scheduler.hpp"
 #include "summary.hpp"
 #include "topology.hpp"
@@ -74,6 +76,7 @@ class EngineImpl final : public Engine {
         monitors_(net_, state_, trace_, now_, tpr_),
         metrics_(async_ ? 16 : 1),
         prio_rng_(s.seed, priority_stream),
+        choice_rng_(s.seed, choice_stream),
         start_wall_(std::chrono::steady_clock::now()) {
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
@@ -112,13 +115,29 @@ class EngineImpl final : public Engine {
     if (graph_stays_put(s)) metrics_.two_packing = greedy_two_packing(net_, work_, n_);
     for (NodeId u = 0; u < n_; ++u) metrics_.participants += work_.participating(u);
     if (async_) scheduler_.start_async(n_);
-    // Deferred writes in the asynchronous engine's ticks ask which nodes a tick still holds: a
-    // count per slot of about 32 nodes (64 KiB at 10^6 nodes; a slot shared by a node of the tick
-    // makes a write immediate, which is allowed, only slower).
-    if (async_ && defer_writes(sc_, opt_, trace_.enabled()))
-      scheduler_.wakeups().count_remaining(std::clamp<std::size_t>(std::size_t{n_} / 32, 1024, std::size_t{1} << 22));
     if (async_ && opt_.skip_dormant && sc_.delivery.kind != DeliveryKind::delay_target)
       dormant_.assign(n_, 0), dormant_until_.assign(n_, 0);
+    // With a thread to spare, a round's executions are taken out of the calendar during the round
+    // before (plan_schedule): their times come from the activation stream alone. Not for dormant
+    // nodes (whose next execution waits for what the round does) nor with trace lines (which
+    // show each execution's end), and not for runs too small to gain from the hand-over.
+    schedules_ahead_ =
+        async_ && opt_.threads >= 2 && dormant_.empty() && !trace_.enabled() && n_ >= Dynamics::min_nodes_ahead;
+    // A round holds about one execution per node (a gap and a duration average a round); the
+    // first about 7/6 (every node starts in it, and about a sixth start again before its end).
+    if (schedules_ahead_)
+      for (RoundSchedule& r : schedules_) r.reserve(std::size_t{n_} + n_ / 4 + 64);
+    // Deferred writes in the asynchronous engine's ticks ask which nodes a tick still holds: a
+    // count per slot of about 32 nodes (64 KiB at 10^6 nodes; a slot shared by a node of the tick
+    // makes a write immediate, which is allowed, only slower). The calendar keeps the counts, or
+    // the engine from the round's schedule.
+    if (async_ && defer_writes(sc_, opt_, trace_.enabled())) {
+      const std::size_t slots = std::clamp<std::size_t>(std::size_t{n_} / 32, 1024, std::size_t{1} << 22);
+      if (schedules_ahead_)
+        tick_counts_.assign(slots);
+      else
+        scheduler_.wakeups().count_remaining(slots);
+    }
     metrics_.series_every = std::max<std::uint64_t>(1, sc_.rounds / 1000);
     // A mobile run's planner takes a thread of its own.
     pipeline_ = !async_ && defer_writes(sc_, opt_, trace_.enabled()) &&
@@ -152,6 +171,7 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::uint64_t deferred_writes() const override { return net_.deferred_writes(); }
   [[nodiscard]] std::uint64_t mobility_planned_ahead() const override { return dynamics_.planned_ahead(); }
   [[nodiscard]] std::uint64_t pipelined_rounds() const override { return pipelined_rounds_; }
+  [[nodiscard]] std::uint64_t schedules_planned_ahead() const override { return schedules_planned_ahead_; }
   void inject_lock_port(NodeId u, Port p) override {
     state_.at(u).lock_port = p;
     if (monitors_.viewing()) monitors_.view(u, p, state_[u].state == InitiatorState::locked);
@@ -174,8 +194,18 @@ class EngineImpl final : public Engine {
     const std::uint64_t round = now_ / tpr_;
     if (async_) now_ = static_cast<std::uint32_t>(round * tpr_);
     dynamics_.step(*this, round);
-    if (rounds_done_ + 1 < sc_.rounds) dynamics_.plan_ahead(*this, opt_.threads);
-    if (async_)
+    if (schedules_ahead_) take_schedule(round);
+    const bool next = rounds_done_ + 1 < sc_.rounds;
+    // The next round's schedule is made on the thread that plans its mobility, first, or on a
+    // thread of its own for a graph without mobility.
+    std::function<void()> next_schedule;
+    if (schedules_ahead_ && next) next_schedule = [this, round] { plan_schedule(round + 1); };
+    if (!(next && dynamics_.plan_ahead(*this, opt_.threads, next_schedule)) && next_schedule)
+      schedule_worker_.run(std::move(next_schedule));
+    if (schedules_ahead_ && next) schedule_ahead_of_ = round + 1;
+    if (schedules_ahead_)
+      async_scheduled_round(round);
+    else if (async_)
       async_round(round);
     else
       semi_sync_round(round);
@@ -290,7 +320,10 @@ class EngineImpl final : public Engine {
     const unsigned options = guarded.size() + (k ? 1u : 0u) + (call ? 1u : 0u);
     Choice c{u, Choice::idle, 0, 0};
     if (options == 0) return c;
-    unsigned pick = options == 1 ? 0 : scheduler_.rng().below(options);
+    // The asynchronous engine picks from a stream of its own, so that the activation stream draws
+    // the executions' times alone (plan_schedule); the semi-synchronous one from the activation
+    // stream.
+    unsigned pick = options == 1 ? 0 : (async_ ? choice_rng_ : scheduler_.rng()).below(options);
     if (call && pick-- == 0) {
       c.what = Choice::call;
       return c;
@@ -815,6 +848,77 @@ class EngineImpl final : public Engine {
     now_ = static_cast<std::uint32_t>(end);
   }
 
+  /// The executions of `round` taken out of the calendar: its starts in order, each one's next start
+  /// drawn and pushed as the execution's end would (Scheduler::finish_execution). The draws do not
+  /// depend on what the executions do (no dormant nodes; the action's pick has its own stream), so
+  /// this is the order and the draws of async_round, made before the round.
+  void plan_schedule(std::uint64_t round) {
+    RoundSchedule& s = schedules_[round & 1];
+    s.clear(round * tpr_, tpr_);
+    const std::uint64_t end = (round + 1) * tpr_;
+    std::uint64_t t = 0;
+    NodeId u = 0;
+    while (scheduler_.next_execution(end, t, u)) s.add(t, u), scheduler_.finish_execution(t, u);
+    s.close();
+  }
+  /// The schedule of `round` is ready: made during the round before (on the planner's thread or
+  /// on a thread of its own), or made now.
+  void take_schedule(std::uint64_t round) {
+    dynamics_.wait_ahead();
+    schedule_worker_.wait();
+    if (schedule_ahead_of_ == round)
+      ++schedules_planned_ahead_;
+    else
+      plan_schedule(round);
+    schedule_ahead_of_ = ~std::uint64_t{0};
+  }
+  /// async_round from the round's schedule: the same executions in the same order, with the same
+  /// counts for the deferred writes, the records of the executions a few places ahead loaded
+  /// early (across ticks too: the schedule knows them).
+  void async_scheduled_round(std::uint64_t round) {
+    const RoundSchedule& s = schedules_[round & 1];
+    const NodeId* nodes = s.nodes().data();
+    const std::size_t total = s.nodes().size();
+    const bool counting = tick_counts_.active();
+    if (counting) net_.begin_ticks(tick_counts_);
+    const bool deferring = net_.batching();
+    try {
+      for (std::uint32_t k = 0; k < s.ticks() && !done_; ++k) {
+        const std::uint32_t begin = s.begin(k), end = s.begin(k + 1);
+        if (begin == end) continue;
+        now_ = static_cast<std::uint32_t>(s.first() + k);
+        if (counting)
+          for (std::uint32_t i = begin; i < end; ++i) tick_counts_.add(nodes[i]);
+        std::uint32_t i = begin;
+        for (; i < end && !done_; ++i) {
+          const NodeId u = nodes[i];
+          if (counting) tick_counts_.take(u);
+          // As in async_round: the own records eight places ahead, the far ends four.
+          if (i + 2 * prefetch_distance < total) {
+            const NodeId w = nodes[i + 2 * prefetch_distance];
+            net_.prefetch_own(w), net_.prefetch_port_sets(w);
+            const char* state = reinterpret_cast<const char*>(&state_[w]);
+            __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
+            __builtin_prefetch(&work_.app(w), 1);
+          }
+          if (i + prefetch_distance < total) {
+            const NodeId w = nodes[i + prefetch_distance];
+            deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
+          }
+          activate(u);
+        }
+        if (counting)  // a run that ended within the tick: the tick's counts back to none
+          for (; i < end; ++i) tick_counts_.take(nodes[i]);
+        net_.end_tick();
+      }
+    } catch (...) {
+      net_.end_ticks();
+      throw;
+    }
+    net_.end_ticks();
+    now_ = static_cast<std::uint32_t>((round + 1) * tpr_);
+  }
+
   /// RunOptions::skip_dormant: u's execution at t found nothing to do; it ends, and no next one is
   /// scheduled until resume(u).
   std::uint64_t go_dormant(std::uint64_t t, NodeId u) {
@@ -867,7 +971,8 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- summary
   [[nodiscard]] std::size_t memory_bytes() const {
     return state_.capacity() * sizeof(State) + net_.bytes() + work_.bytes() + monitors_.bytes() + dynamics_.bytes() +
-           scheduler_.bytes() + prepared_peak_ * sizeof(Prepared);
+           scheduler_.bytes() + schedules_[0].bytes() + schedules_[1].bytes() + tick_counts_.bytes() +
+           prepared_peak_ * sizeof(Prepared);
   }
 
   json summary();
@@ -912,12 +1017,19 @@ class EngineImpl final : public Engine {
   alignas(64) TraceWriter<Word> trace_;
   Network<Word> net_;  // aligned by its members
   alignas(64) Scheduler scheduler_;
+  // Before dynamics_: the planner's thread may be making a schedule until dynamics_ is destroyed.
+  RoundSchedule schedules_[2];  ///< the schedules of an even and an odd round (plan_schedule)
+  TickCounts tick_counts_;      ///< the deferred writes' counts, kept here when schedules are made ahead
+  bool schedules_ahead_ = false;
+  std::uint64_t schedule_ahead_of_ = ~std::uint64_t{0};  ///< the round whose schedule is being made ahead
+  std::uint64_t schedules_planned_ahead_ = 0;
   Delivery delivery_;
   alignas(64) Dynamics dynamics_;
   Workload work_;
   Monitors<Word> monitors_;
   Metrics metrics_;
   alignas(64) Rng prio_rng_;
+  Rng choice_rng_;                         ///< the asynchronous engine's picks among an activated node's options
   std::vector<Word> requested_;            ///< per node: the ports its next Lock asks for (empty: all, for every node)
   alignas(64) std::uint64_t next_id_ = 1;  ///< the next message's trace id
   std::uint64_t rounds_done_ = 0;
@@ -935,7 +1047,8 @@ class EngineImpl final : public Engine {
   /// Bumped by the choosing thread as it publishes, and by this one as it enters a block or lets
   /// the other run free (wait_until).
   std::atomic<std::uint32_t> choosing_signal_{0}, performing_signal_{0};
-  BackgroundWorker chooser_;  ///< last: destroyed first, so a round in flight ends before the rest
+  BackgroundWorker schedule_worker_;  ///< makes the next round's schedule of a graph without mobility
+  BackgroundWorker chooser_;          ///< last: destroyed first, so a round in flight ends before the rest
 };
 
 }  // namespace

@@ -552,11 +552,14 @@ class Network {
   // its edge, in its order, and any write may be made early (flush_deferred), never late.
 
   /// The executions of a round begin: writes are deferred per tick from now on, if kept.
-  void begin_ticks(const WakeupQueue& executions) {
+  /// `executions`: which nodes the tick being taken may still start, kept by whoever hands out the
+  /// executions (the calendar, or the engine from a round's schedule).
+  void begin_ticks(const TickCounts& executions) {
     if (!keep_outgoing_) return;
-    if (!executions.counting()) throw std::logic_error("sim: deferred writes in ticks need the calendar's counts");
+    if (!executions.active()) throw std::logic_error("sim: deferred writes in ticks need the calendar's counts");
     batching_ = in_ticks_ = true, block_ = ~std::size_t{0}, executions_ = &executions;
   }
+  void begin_ticks(const WakeupQueue& executions) { begin_ticks(executions.tick_counts()); }
   /// The tick being taken ends (before the clock moves on: the writes get its stamp).
   [[gnu::always_inline]] void end_tick() {
     if (tick_writes_.size()) apply_tick_writes();
@@ -612,7 +615,7 @@ class Network {
   }
   /// write_later in the asynchronous engine's ticks; `e` numbers the channel in the whole array.
   [[gnu::always_inline]] void write_in_tick(NodeId owner, std::uint64_t e) {
-    if (executions_->may_start_in_this_tick(owner)) return apply_write(channels_.data(), e, now16());
+    if (executions_->may_start(owner)) return apply_write(channels_.data(), e, now16());
     tick_writes_.append(e);
   }
   /// Entries apply_tick_writes loads ahead.
@@ -775,7 +778,7 @@ class Network {
   std::vector<std::uint32_t> carried_;         ///< per block: its first entries, sent in the last round
   std::vector<std::uint64_t> entered_;         ///< per block: the last round whose scan entered it
   std::vector<WriteList> fresh_;               ///< this round's writes per block, while pipelined
-  const WakeupQueue* executions_ = nullptr;    ///< the asynchronous engine's, while in_ticks_
+  const TickCounts* executions_ = nullptr;     ///< the asynchronous engine's, while in_ticks_
   BasicWriteList<std::uint64_t> tick_writes_;  ///< the tick's deferred writes (whole-array entries)
 
   // What changes at every action, on a line of its own: in a pipelined round (begin_pipeline) the

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "dynamics.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "topology.hpp"
 
@@ -37,6 +38,9 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
     per_node += s.topology.kind == TopologyKind::mobility ? 44 + (delta <= 8 ? 1 : delta <= 16 ? 2 : 8) : 16;
   // The plan made ahead on a second thread moves nodes to a second array of positions.
   if (s.topology.kind == TopologyKind::mobility && threads >= 2) per_node += 16;
+  // Asynchronous rounds taken out of the calendar on a second thread: two rounds' schedules, room
+  // for 1.25 executions of 4 bytes per node each.
+  if (s.engine == EngineKind::async && threads >= 2 && !tracing && s.nodes >= Dynamics::min_nodes_ahead) per_node += 10;
   // A pipelined semi-synchronous round (RunOptions::threads): a record per activated node, the
   // monitors' view of the locks (2 bytes a node) and a second set of deferred-write lists.
   const bool scans = s.engine == EngineKind::semi_sync && s.activation.kind != ActivationKind::sequential;

@@ -151,6 +151,10 @@ enum Stream : std::uint64_t {
   priority_stream,
   application_stream,  ///< an application's own choices (population protocols: partners, outcomes)
   agent_stream,        ///< population protocols' sequential schedulers: the pairs they draw
+  /// The asynchronous engine's pick of an activated node's action among its options (the
+  /// semi-synchronous engine picks from the activation stream): the activation stream then draws
+  /// only the times of the executions, which a round's schedule takes out of the calendar ahead.
+  choice_stream,
 };
 
 }  // namespace lmx::sim

@@ -20,6 +20,7 @@
 
 #include "lmx/sim/scenario.hpp"
 #include "radix_sort.hpp"
+#include "round_schedule.hpp"
 
 namespace lmx::sim {
 
@@ -79,14 +80,14 @@ class WakeupQueue {
         if (!sorted_) {
           sort_descending(b), sorted_ = true;
           if (counting())
-            for (const NodeId v : b) ++remaining_[v & remaining_mask_];
+            for (const NodeId v : b) remaining_.add(v);
         }
         if (!outside_.empty() && outside_.top() < std::pair<std::uint64_t, NodeId>{base_, b.back()})
           return take_outside(end, t, u);
         if (base_ >= end) return false;
         t = base_, u = b.back();
         b.pop_back(), --held_;
-        if (counting()) --remaining_[u & remaining_mask_];
+        if (counting()) remaining_.take(u);
         return true;
       }
       if (!outside_.empty() && outside_.top().first <= base_) return take_outside(end, t, u);
@@ -117,15 +118,16 @@ class WakeupQueue {
   /// schedules it, and one between rounds after the round's end); starts beyond the window,
   /// held in the heap beside the ring, join their tick's bucket when it is sorted.
   void count_remaining(std::size_t slots) {
-    remaining_.assign(std::bit_ceil(std::max<std::size_t>(slots, 1)), 0);
-    remaining_mask_ = remaining_.size() - 1;
+    remaining_.assign(slots);
     if (sorted_)
-      for (const NodeId v : buckets_[base_ & mask_]) ++remaining_[v & remaining_mask_];
+      for (const NodeId v : buckets_[base_ & mask_]) remaining_.add(v);
   }
   /// Whether v may still start an execution at the tick being taken (counted from the node's
   /// slot). Only after count_remaining.
-  [[nodiscard]] bool may_start_in_this_tick(NodeId v) const { return remaining_[v & remaining_mask_] != 0; }
-  [[nodiscard]] bool counting() const { return !remaining_.empty(); }
+  [[nodiscard]] bool may_start_in_this_tick(NodeId v) const { return remaining_.may_start(v); }
+  [[nodiscard]] bool counting() const { return remaining_.active(); }
+  /// The counts themselves (for Network::begin_ticks).
+  [[nodiscard]] const TickCounts& tick_counts() const { return remaining_; }
 
   /// The digit width (6, 8 or 10 bits) of the fewest instructions for `size` keys of `bits` bits:
   /// each pass counts and moves every key (about 6 instructions a key) and clears and sums one
@@ -145,7 +147,7 @@ class WakeupQueue {
   [[nodiscard]] std::size_t bytes() const {
     std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;
     for (const auto& b : buckets_) total += b.capacity() * sizeof(NodeId);
-    total += scratch_.capacity() * sizeof(NodeId) + remaining_.capacity() * sizeof(remaining_[0]);
+    total += scratch_.capacity() * sizeof(NodeId) + remaining_.bytes();
     return total;
   }
 
@@ -197,10 +199,7 @@ class WakeupQueue {
   bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
   std::size_t held_ = 0;    ///< starts in the ring
   /// count_remaining's counts: the nodes of the sorted bucket being taken, per slot of v & mask.
-  /// 16 bits: a slot holds at most n / slots nodes of a tick (a node is held once), and the
-  /// engine's constructor takes at least n / 32 slots.
-  std::vector<std::uint16_t> remaining_;
-  std::size_t remaining_mask_ = 0;
+  TickCounts remaining_;
   std::array<std::pair<std::uint64_t, NodeId>, 2> later_{};  ///< push_later's delayed pushes, oldest first
   unsigned delayed_ = 0;
   std::priority_queue<std::pair<std::uint64_t, NodeId>, std::vector<std::pair<std::uint64_t, NodeId>>, std::greater<>>

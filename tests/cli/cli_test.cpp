@@ -5,10 +5,12 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lmx_test_support.hpp"
 
@@ -307,3 +309,45 @@ TEST(Check, SaveThenResumeFindsWhatOneRunFinds) {
   EXPECT_NE(missing.out.find("no saved exploration"), std::string::npos) << missing.out;
   std::filesystem::remove_all(dir);
 }
+
+namespace readme {
+
+/// The lines of README.md's example output of the default run (the block that starts with
+/// "lmx run: scenario 'default'").
+std::vector<std::string> readme_default_run() {
+  std::ifstream in(std::string(LMX_SOURCE_DIR) + "/README.md");
+  std::vector<std::string> lines;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside && line.starts_with("lmx run: scenario 'default'")) inside = true;
+    if (inside && line.starts_with("```")) break;
+    if (inside) lines.push_back(line);
+  }
+  return lines;
+}
+/// `line` without what depends on the machine: the thread count of the header, and of the last
+/// line everything but the trace hash.
+std::string machine_free(const std::string& line) {
+  if (line.starts_with("lmx run: ")) return line.substr(0, line.rfind(", "));
+  if (const auto at = line.find("trace hash "); at != std::string::npos) return line.substr(at);
+  return line;
+}
+
+// The README shows a newcomer what `lmx run` prints: every figure of the run, and its trace hash,
+// must be what the binary prints now (a change of trace must update the README with it).
+TEST(Readme, TheDefaultRunPrintsWhatTheReadmeShows) {
+  const std::vector<std::string> shown = readme_default_run();
+  ASSERT_GE(shown.size(), 10u) << "README.md has no example output of the default run";
+  for (const char* threads : {"1", "2"}) {
+    const auto r = run_lmx(std::string("run --threads ") + threads);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::istringstream out(r.out);
+    std::vector<std::string> printed;
+    for (std::string line; std::getline(out, line);) printed.push_back(line);
+    ASSERT_EQ(printed.size(), shown.size()) << r.out;
+    for (std::size_t i = 0; i < shown.size(); ++i)
+      EXPECT_EQ(machine_free(printed[i]), machine_free(shown[i])) << threads << " thread(s), line " << i + 1;
+  }
+}
+
+}  // namespace readme

@@ -1,5 +1,6 @@
 // RunOptions::threads (docs/simulator.md, "Threads"): a mobile run plans each round's mobility on
-// a second thread while the round before runs. The run must be the same for 1, 2 and 3 threads:
+// a second thread while the round before runs, and an asynchronous run takes each round's
+// executions out of the calendar there too. The run must be the same for 1, 2 and 3 threads:
 // the same summary, trace hash and trace lines, on both engines and with the dynamics that share
 // the topology stream with mobility; and the same when the application API changes the graph or
 // a position between rounds (the plan made ahead is discarded and its draws given back).
@@ -19,6 +20,7 @@ struct Outcome {
   json summary;
   std::string trace;
   std::uint64_t planned_ahead = 0;
+  std::uint64_t schedules_ahead = 0;
 };
 
 /// Nodes enough for the plan to be made ahead (Dynamics::min_nodes_ahead is 4096).
@@ -42,6 +44,7 @@ Outcome run_with(const Scenario& s, unsigned threads, bool lines) {
   auto e = make_engine(s, o);
   out.summary = test::comparable_summary(e->finish());
   out.planned_ahead = e->mobility_planned_ahead();
+  out.schedules_ahead = e->schedules_planned_ahead();
   out.trace = trace.str();
   return out;
 }
@@ -59,12 +62,15 @@ TEST_P(Threads, TheRunIsTheSameForOneTwoAndThreeThreads) {
   const Scenario s = moving(c.engine, c.dynamics);
   const Outcome one = run_with(s, 1, false);
   EXPECT_EQ(one.planned_ahead, 0u);
+  EXPECT_EQ(one.schedules_ahead, 0u);
   EXPECT_GT(one.summary["actions"].get<std::uint64_t>(), 0u);
   EXPECT_GT(one.summary["locks_completed"].get<std::uint64_t>(), 0u);
   for (unsigned threads : {2u, 3u}) {
     const Outcome more = run_with(s, threads, false);
     // Every round but the first was planned ahead (during the round before it): the comparison is not empty.
     EXPECT_EQ(more.planned_ahead, s.rounds - 1) << threads << " threads";
+    // And so was every asynchronous round's schedule, on the same thread.
+    EXPECT_EQ(more.schedules_ahead, s.engine == EngineKind::async ? s.rounds - 1 : 0u) << threads << " threads";
     EXPECT_EQ(more.summary["trace_hash"], one.summary["trace_hash"]) << threads << " threads";
     EXPECT_EQ(more.summary, one.summary) << threads << " threads";
   }
@@ -75,20 +81,48 @@ INSTANTIATE_TEST_SUITE_P(Sim, Threads,
                                            Case{"semi-sync", "flap"}, Case{"async", "swizzle"}));
 
 // The estimate a run is refused on counts the second thread's positions (16 bytes a node) for a
-// mobile run with 2 or more threads, as the engine's own count does; nothing for a static graph.
-TEST(ThreadsMemory, TheEstimateCountsTheSecondThreadsPositions) {
+// mobile run with 2 or more threads, and two rounds' schedules (10 bytes a node) for an
+// asynchronous one, as the engine's own count does; nothing for a semi-synchronous static graph.
+TEST(ThreadsMemory, TheEstimateCountsTheSecondThreadsPositionsAndSchedules) {
   const Scenario s = moving("async", "static");
-  EXPECT_EQ(estimate_memory_bytes(s, false, 2) - estimate_memory_bytes(s, false, 1), 16u * s.nodes);
+  EXPECT_EQ(estimate_memory_bytes(s, false, 2) - estimate_memory_bytes(s, false, 1), 26u * s.nodes);
   EXPECT_EQ(estimate_memory_bytes(s, false, 3), estimate_memory_bytes(s, false, 2));
+  EXPECT_EQ(estimate_memory_bytes(s, true, 2) - estimate_memory_bytes(s, true, 1), 16u * s.nodes)
+      << "with trace lines no schedule is made ahead";
   Scenario ring = s;
   ring.topology = Scenario{}.topology;
   ring.topology.kind = TopologyKind::ring;
+  EXPECT_EQ(estimate_memory_bytes(ring, false, 2) - estimate_memory_bytes(ring, false, 1), 10u * s.nodes);
+  ring.engine = EngineKind::semi_sync;
   EXPECT_EQ(estimate_memory_bytes(ring, false, 2), estimate_memory_bytes(ring, false, 1));
   RunOptions one, two;
   two.threads = 2;
   const double counted_one = make_engine(s, one)->finish()["bytes_per_node"].get<double>();
   const double counted_two = make_engine(s, two)->finish()["bytes_per_node"].get<double>();
-  EXPECT_NEAR(counted_two - counted_one, 16.0, 1.0);
+  // The engine's count has the schedules' tick offsets too (1.6 bytes a node at 5 000 nodes).
+  EXPECT_NEAR(counted_two - counted_one, 27.6, 1.0);
+}
+
+// An asynchronous run on a graph without mobility takes each round's executions out of the
+// calendar on a thread of its own; the run is the one of a single thread.
+TEST(ThreadsSchedule, AStaticGraphsRoundsAreScheduledAheadOnASecondThread) {
+  Scenario s;
+  s.name = "schedule", s.nodes = 6000, s.rounds = 20, s.seed = 11;
+  s.engine = EngineKind::async;
+  s.topology.kind = TopologyKind::regular, s.topology.degree = 4;
+  s.workload.idle = 1, s.workload.hold = 1, s.workload.participation = 0.3;
+  const Outcome one = run_with(s, 1, false), two = run_with(s, 2, false);
+  EXPECT_EQ(one.schedules_ahead, 0u);
+  EXPECT_EQ(two.schedules_ahead, s.rounds - 1);
+  EXPECT_EQ(two.planned_ahead, 0u);
+  EXPECT_GT(one.summary["locks_completed"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(two.summary, one.summary);
+  // Without deferred writes the executions come from the schedule too, without its counts.
+  RunOptions o;
+  o.threads = 2, o.defer_writes = false;
+  auto e = make_engine(s, o);
+  EXPECT_EQ(test::comparable_summary(e->finish()), one.summary);
+  EXPECT_EQ(e->schedules_planned_ahead(), s.rounds - 1);
 }
 
 TEST(ThreadsTrace, TheTraceLinesAreTheSame) {
@@ -102,8 +136,8 @@ TEST(ThreadsTrace, TheTraceLinesAreTheSame) {
 /// The application API between rounds: connect and cut (whose port draws come from the topology
 /// stream, between two rounds' mobility draws) and move. With threads, each discards the plan
 /// made ahead during the round before; the run must be the one without threads.
-json driven(unsigned threads, std::uint64_t* planned = nullptr) {
-  Scenario s = moving("semi-sync", "static");
+json driven(const char* engine, unsigned threads, std::uint64_t* planned = nullptr) {
+  Scenario s = moving(engine, "static");
   RunOptions o;
   o.threads = threads;
   auto e = make_engine(s, o);
@@ -125,12 +159,15 @@ json driven(unsigned threads, std::uint64_t* planned = nullptr) {
 }
 
 TEST(ThreadsApi, ChangesFromOutsideBetweenRoundsDiscardThePlanMadeAhead) {
-  std::uint64_t planned = 0;
-  const json one = driven(1), two = driven(2, &planned);
-  EXPECT_GT(planned, 0u) << "rounds without an outside change were planned ahead";
-  EXPECT_LT(planned, 28u) << "the rounds after an outside change were planned again, not ahead";
-  EXPECT_EQ(two["trace_hash"], one["trace_hash"]);
-  EXPECT_EQ(two, one);
+  // Asynchronous too: its schedule, made on the planner's thread, is kept when the plan is not.
+  for (const char* engine : {"semi-sync", "async"}) {
+    std::uint64_t planned = 0;
+    const json one = driven(engine, 1), two = driven(engine, 2, &planned);
+    EXPECT_GT(planned, 0u) << engine << ": rounds without an outside change were planned ahead";
+    EXPECT_LT(planned, 28u) << engine << ": the rounds after an outside change were planned again, not ahead";
+    EXPECT_EQ(two["trace_hash"], one["trace_hash"]) << engine;
+    EXPECT_EQ(two, one) << engine;
+  }
 }
 
 }  // namespace threads_test

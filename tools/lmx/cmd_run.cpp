@@ -159,8 +159,8 @@ const lmx::cli::Register run_command{
        cmd->add_option(
            "--threads", a.threads,
            "Threads, 1..64 or auto (default auto: 2 if this process may use 2 CPUs, else 1): with 2 or more "
-           "a mobile scenario plans each round's mobility on a second thread; the run and its trace are the "
-           "same for every count");
+           "a mobile scenario plans each round's mobility, and an asynchronous one takes each round's executions "
+           "out of its calendar, on a second thread; the run and its trace are the same for every count");
        cmd->callback([&exit_code, seed_opt] {
          if (seed_opt->count()) a.seed = lmx::cli::seed_option(seed_text);
          const auto threads = lmx::cli::threads_option(a.threads, "--threads");

@@ -72,7 +72,9 @@ struct RunOptions {
   bool skip_dormant = false;
   /// Threads the run may use (docs/simulator.md, "Threads"). With 2 or more, a mobile run plans
   /// each round's mobility (moves, cuts, connections and their ports) on a second thread while
-  /// the round before runs, and a semi-synchronous round with deferred writes runs as a pipeline
+  /// the round before runs, an asynchronous run takes each round's executions out of its calendar
+  /// there too (not with trace lines or skip_dormant), and a semi-synchronous round with deferred
+  /// writes runs as a pipeline
   /// on two threads (one choosing and making each node's action, one recording it) where a thread
   /// is left for it: 2 for a static graph, 3 for a mobile one. The run is the same for every
   /// count: same draws, same changes, same trace. More are accepted and not used.
@@ -150,6 +152,10 @@ class Engine {
   /// Semi-synchronous rounds run as a pipeline on two threads (RunOptions::threads); measures the
   /// simulator, not the run, which is the same without.
   [[nodiscard]] virtual std::uint64_t pipelined_rounds() const = 0;
+  /// Asynchronous rounds whose executions were taken out of the calendar on another thread during
+  /// the round before (RunOptions::threads); measures the simulator, not the run, which is the
+  /// same without.
+  [[nodiscard]] virtual std::uint64_t schedules_planned_ahead() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
