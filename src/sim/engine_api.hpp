@@ -132,6 +132,7 @@ void EngineImpl<Word>::check_stall() {
 template <class Word>
 json EngineImpl<Word>::summary() {
   dynamics_.discard_plan();  // a run ended early may have one in flight, which reads the graph
+  schedule_worker_.wait();   // and a schedule, which changes the calendar that memory_bytes reads
   net_.flush_deferred();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
   const std::uint64_t events_hash = trace_.events().hash();

@@ -80,6 +80,23 @@ INSTANTIATE_TEST_SUITE_P(Sim, Threads,
                          ::testing::Values(Case{"async", "static"}, Case{"semi-sync", "static"}, Case{"async", "churn"},
                                            Case{"semi-sync", "flap"}, Case{"async", "swizzle"}));
 
+// A run that ends before its last round (every node's one lock done) has the next round's
+// schedule in flight on the second thread, never used: the run is still the one thread's (the
+// summary waits for the schedule before it counts the calendar's memory, which a schedule being
+// made may reallocate).
+TEST(ThreadsSchedule, ARunEndingEarlyWaitsForTheScheduleInFlight) {
+  Scenario s;
+  s.name = "early", s.nodes = 6000, s.rounds = 400, s.seed = 5;
+  s.engine = EngineKind::async;
+  s.topology.kind = TopologyKind::ring;
+  s.workload.idle = 1, s.workload.hold = 1, s.workload.locks = 1;
+  const Outcome one = run_with(s, 1, false), two = run_with(s, 2, false);
+  ASSERT_LT(one.summary["rounds"].get<std::uint64_t>(), s.rounds) << "the run must end early";
+  EXPECT_EQ(one.summary["locks_completed"].get<std::uint64_t>(), s.nodes);
+  EXPECT_GT(two.schedules_ahead, 0u);
+  EXPECT_EQ(two.summary, one.summary);
+}
+
 // The estimate a run is refused on counts the second thread's positions (16 bytes a node) for a
 // mobile run with 2 or more threads, and two rounds' schedules (10 bytes a node) for an
 // asynchronous one, as the engine's own count does; nothing for a semi-synchronous static graph.
