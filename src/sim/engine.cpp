@@ -194,15 +194,17 @@ class EngineImpl final : public Engine {
     const std::uint64_t round = now_ / tpr_;
     if (async_) now_ = static_cast<std::uint32_t>(round * tpr_);
     dynamics_.step(*this, round);
-    if (schedules_ahead_) take_schedule(round);
+    // A round an exception left goes on from its list, whose next round's is made already.
+    const bool taking = schedules_ahead_ && !resume_;
+    if (taking) take_schedule(round);
     const bool next = rounds_done_ + 1 < sc_.rounds;
     // The next round's schedule is made on the thread that plans its mobility, first, or on a
     // thread of its own for a graph without mobility.
     std::function<void()> next_schedule;
-    if (schedules_ahead_ && next) next_schedule = [this, round] { plan_schedule(round + 1); };
+    if (taking && next) next_schedule = [this, round] { plan_schedule(round + 1); };
     if (!(next && dynamics_.plan_ahead(*this, opt_.threads, next_schedule)) && next_schedule)
       schedule_worker_.run(std::move(next_schedule));
-    if (schedules_ahead_ && next) schedule_ahead_of_ = round + 1;
+    if (taking && next) schedule_ahead_of_ = round + 1;
     if (schedules_ahead_)
       async_scheduled_round(round);
     else if (async_)
@@ -832,9 +834,14 @@ class EngineImpl final : public Engine {
         if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node)
           deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
         if (lines) trace_.hold();
+        // The execution's end and the next start are drawn before it runs where they do not
+        // depend on it (no dormant nodes; nothing else draws from the activation stream then), so
+        // that an exception from the execution leaves its node a next execution, as a schedule
+        // made ahead (plan_schedule) does. The same draws in the same order either way.
+        const bool dormancy = !dormant_.empty();
+        std::uint64_t finished = dormancy ? 0 : scheduler_.finish_execution(t, u);
         const bool acted = activate(u);
-        const std::uint64_t finished =
-            !dormant_.empty() && !acted && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
+        if (dormancy) finished = !acted && !net_.has_messages(u) ? go_dormant(t, u) : scheduler_.finish_execution(t, u);
         if (lines) {
           if (!acted) trace_.idle(u);
           trace_.release(finished);
@@ -875,6 +882,9 @@ class EngineImpl final : public Engine {
   /// async_round from the round's schedule: the same executions in the same order, with the same
   /// counts for the deferred writes, the records of the executions a few places ahead loaded
   /// early (across ticks too: the schedule knows them).
+  /// An exception from an execution (a listener's, or a broken invariant) leaves the round's
+  /// list where it was, past that execution: the next step goes on from there, as async_round
+  /// goes on with the calendar, instead of taking the round's executions out again.
   void async_scheduled_round(std::uint64_t round) {
     const RoundSchedule& s = schedules_[round & 1];
     const NodeId* nodes = s.nodes().data();
@@ -882,16 +892,23 @@ class EngineImpl final : public Engine {
     const bool counting = tick_counts_.active();
     if (counting) net_.begin_ticks(tick_counts_);
     const bool deferring = net_.batching();
+    const std::uint32_t from = resume_ ? resume_at_ : 0;
+    resume_ = false;
+    // Where the round goes on after an exception: past the execution being run, and the rest of
+    // its tick, whose counts were added, still to take.
+    std::uint32_t next = from, tick_end = from;
     try {
       for (std::uint32_t k = 0; k < s.ticks() && !done_; ++k) {
-        const std::uint32_t begin = s.begin(k), end = s.begin(k + 1);
-        if (begin == end) continue;
+        const std::uint32_t begin = std::max(s.begin(k), from), end = s.begin(k + 1);
+        if (begin >= end) continue;
         now_ = static_cast<std::uint32_t>(s.first() + k);
         if (counting)
           for (std::uint32_t i = begin; i < end; ++i) tick_counts_.add(nodes[i]);
+        tick_end = end;
         std::uint32_t i = begin;
         for (; i < end && !done_; ++i) {
           const NodeId u = nodes[i];
+          next = i + 1;
           if (counting) tick_counts_.take(u);
           // As in async_round: the own records eight places ahead, the far ends four.
           if (i + 2 * prefetch_distance < total) {
@@ -909,9 +926,13 @@ class EngineImpl final : public Engine {
         }
         if (counting)  // a run that ended within the tick: the tick's counts back to none
           for (; i < end; ++i) tick_counts_.take(nodes[i]);
+        tick_end = next = end;
         net_.end_tick();
       }
     } catch (...) {
+      if (counting)  // the tick's counts back to none (the throwing execution's are taken)
+        for (std::uint32_t j = next; j < tick_end; ++j) tick_counts_.take(nodes[j]);
+      resume_ = true, resume_at_ = next;
       net_.end_ticks();
       throw;
     }
@@ -1023,6 +1044,8 @@ class EngineImpl final : public Engine {
   bool schedules_ahead_ = false;
   std::uint64_t schedule_ahead_of_ = ~std::uint64_t{0};  ///< the round whose schedule is being made ahead
   std::uint64_t schedules_planned_ahead_ = 0;
+  bool resume_ = false;  ///< an exception left the round's list at resume_at_
+  std::uint32_t resume_at_ = 0;
   Delivery delivery_;
   alignas(64) Dynamics dynamics_;
   Workload work_;

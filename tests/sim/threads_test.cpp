@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "lmx/sim/simulation.hpp"
 #include "summary_support.hpp"
@@ -95,6 +98,51 @@ TEST(ThreadsSchedule, ARunEndingEarlyWaitsForTheScheduleInFlight) {
   EXPECT_EQ(one.summary["locks_completed"].get<std::uint64_t>(), s.nodes);
   EXPECT_GT(two.schedules_ahead, 0u);
   EXPECT_EQ(two.summary, one.summary);
+}
+
+/// Throws from the `nth` lock completion, once.
+struct ThrowingListener : LockListener {
+  unsigned nth = 0, seen = 0;
+  void locked(NodeId, std::uint64_t) override {
+    if (++seen == nth) throw std::runtime_error("listener");
+  }
+  void unlock_called(NodeId) override {}
+  void unlocked(NodeId) override {}
+};
+
+// An exception from an execution (here a listener's) may be caught and the run gone on with: the
+// rest of the round follows, from the schedule made ahead as from the calendar, and the thrower
+// keeps its next execution. The run is the same for 1 and 2 threads.
+TEST(ThreadsSchedule, AnExceptionMidRoundGoesOnWhereItLeftTheRound) {
+  Scenario s;
+  s.name = "exception", s.nodes = 6000, s.rounds = 24, s.seed = 9;
+  s.engine = EngineKind::async;
+  s.topology.kind = TopologyKind::ring;
+  s.workload.idle = 1, s.workload.hold = 1;
+  auto run = [&](unsigned threads) {
+    ThrowingListener listener;
+    listener.nth = 40;
+    RunOptions o;
+    o.threads = threads, o.listener = &listener;
+    auto e = make_engine(s, o);
+    unsigned caught = 0;
+    std::vector<std::uint64_t> actions;  // after each step
+    for (bool more = true; more;) {
+      try {
+        more = e->step();
+      } catch (const std::runtime_error&) {
+        ++caught;
+      }
+      actions.push_back(e->actions());
+    }
+    EXPECT_EQ(caught, 1u) << threads << " thread(s)";
+    return std::pair{test::comparable_summary(e->finish()), actions};
+  };
+  const auto [one, one_actions] = run(1);
+  const auto [two, two_actions] = run(2);
+  EXPECT_GT(one["locks_completed"].get<std::uint64_t>(), 40u);
+  EXPECT_EQ(two_actions, one_actions);
+  EXPECT_EQ(two, one);
 }
 
 // The estimate a run is refused on counts the second thread's positions (16 bytes a node) for a
