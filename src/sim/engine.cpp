@@ -818,21 +818,8 @@ class EngineImpl final : public Engine {
       while (!done_ && scheduler_.next_execution(end, t, u)) {
         if (t != tick) net_.end_tick(), tick = t;  // the tick's deferred writes, with its stamp
         now_ = static_cast<std::uint32_t>(t);
-        // The executions come in a random order of nodes: load the records of the ones a few
-        // places ahead (as the semi-synchronous scan does), which changes nothing but timing. Its
-        // own records (channels, far ends, port sets, state, the application's record) eight places
-        // ahead; four places ahead the end of its far ends (with deferred writes) or the
-        // neighbours' channels its sends write (their addresses come from the far ends, by then in
-        // cache). docs/performance.md has the gain of each step.
-        if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) {
-          net_.prefetch_own(w), net_.prefetch_port_sets(w);
-          // The state's both ends: a 30-byte state straddles two cache lines about half the time.
-          const char* state = reinterpret_cast<const char*>(&state_[w]);
-          __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
-          __builtin_prefetch(&work_.app(w), 1);
-        }
-        if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node)
-          deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
+        if (const NodeId w = scheduler_.upcoming(2 * prefetch_distance); w != no_node) load_own_records(w);
+        if (const NodeId w = scheduler_.upcoming(prefetch_distance); w != no_node) load_far_records(w, deferring);
         if (lines) trace_.hold();
         // The execution's end and the next start are drawn before it runs where they do not
         // depend on it (no dormant nodes; nothing else draws from the activation stream then), so
@@ -853,6 +840,23 @@ class EngineImpl final : public Engine {
     }
     net_.end_ticks();
     now_ = static_cast<std::uint32_t>(end);
+  }
+
+  // The executions come in a random order of nodes: the records of the ones a few places ahead
+  // are loaded early (as the semi-synchronous scan does), which changes nothing but timing. Its
+  // own records (channels, far ends, port sets, state, the application's record) eight places
+  // ahead; four places ahead the end of its far ends (with deferred writes) or the neighbours'
+  // channels its sends write (their addresses come from the far ends, by then in cache).
+  // docs/performance.md has the gain of each step.
+  [[gnu::always_inline]] void load_own_records(NodeId w) {
+    net_.prefetch_own(w), net_.prefetch_port_sets(w);
+    // The state's both ends: a 30-byte state straddles two cache lines about half the time.
+    const char* state = reinterpret_cast<const char*>(&state_[w]);
+    __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
+    __builtin_prefetch(&work_.app(w), 1);
+  }
+  [[gnu::always_inline]] void load_far_records(NodeId w, bool deferring) {
+    deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
   }
 
   /// The executions of `round` taken out of the calendar: its starts in order, each one's next start
@@ -910,18 +914,8 @@ class EngineImpl final : public Engine {
           const NodeId u = nodes[i];
           next = i + 1;
           if (counting) tick_counts_.take(u);
-          // As in async_round: the own records eight places ahead, the far ends four.
-          if (i + 2 * prefetch_distance < total) {
-            const NodeId w = nodes[i + 2 * prefetch_distance];
-            net_.prefetch_own(w), net_.prefetch_port_sets(w);
-            const char* state = reinterpret_cast<const char*>(&state_[w]);
-            __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
-            __builtin_prefetch(&work_.app(w), 1);
-          }
-          if (i + prefetch_distance < total) {
-            const NodeId w = nodes[i + prefetch_distance];
-            deferring ? net_.prefetch_far_ports(w) : net_.prefetch_far(w);
-          }
+          if (i + 2 * prefetch_distance < total) load_own_records(nodes[i + 2 * prefetch_distance]);
+          if (i + prefetch_distance < total) load_far_records(nodes[i + prefetch_distance], deferring);
           activate(u);
         }
         if (counting)  // a run that ended within the tick: the tick's counts back to none
