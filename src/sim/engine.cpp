@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -78,6 +79,7 @@ class EngineImpl final : public Engine {
         prio_rng_(s.seed, priority_stream),
         choice_rng_(s.seed, choice_stream),
         start_wall_(std::chrono::steady_clock::now()) {
+    static_assert(threads_lines_apart(), "members of two threads share a cache line (threads_lines_apart)");
     // Message ages are kept modulo 2^16 ticks (Channel): a patience of 2^16 ticks or more would
     // hold the target's messages forever. The scenario validator caps it; scenarios built in code
     // reach this check instead.
@@ -735,6 +737,8 @@ class EngineImpl final : public Engine {
   void choose_round() {
     std::size_t count = 0, block = ~std::size_t{0}, blocks = 0;  // blocks entered (with activated nodes)
     NodeId prefetched = 0;
+    // Read once: the loop's byte stores may alias the pointer for all the compiler knows.
+    Prepared* const prepared = prepared_.get();
     auto finished = [&] {
       publish(count);
       prepared_all_.store(true, std::memory_order_release);
@@ -760,7 +764,7 @@ class EngineImpl final : public Engine {
           net_.prefetch_channels(w);
           __builtin_prefetch(&state_[w], 1);
         });
-        prepare(static_cast<NodeId>(u), prepared_[count]);
+        prepare(static_cast<NodeId>(u), prepared[count]);
         ++count;  // after: a record is published whole
       });
     } catch (...) {
@@ -773,6 +777,7 @@ class EngineImpl final : public Engine {
   /// thread has left it.
   void perform_round(std::uint64_t round) {
     std::size_t i = 0, block = ~std::size_t{0}, blocks = 0;
+    const Prepared* const prepared = prepared_.get();
     for (;;) {
       std::size_t ready = 0;
       bool all = false;
@@ -784,11 +789,11 @@ class EngineImpl final : public Engine {
       if (ready == i) break;  // all prepared, all recorded
       for (; i < ready; ++i) {
         if (i + record_prefetch < ready) {
-          const NodeId w = prepared_[i + record_prefetch].c.u;
+          const NodeId w = prepared[i + record_prefetch].c.u;
           net_.prefetch_own(w);
           __builtin_prefetch(&work_.app(w), 1);
         }
-        const Prepared& r = prepared_[i];
+        const Prepared& r = prepared[i];
         net_.enter(r.c.u, round);
         if (const std::size_t b = net_.block_of(r.c.u); b != block) {
           block = b;
@@ -1007,6 +1012,56 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- data
   // Declaration order is construction order: the parts hold references to the clock, the
   // scenario and the states declared before them.
+  // ---------------------------------------------------------------- the threads' cache lines
+  /// A member's bytes within the engine, whose object starts on a 64-byte line (alignas members;
+  /// operator new honours the alignment), so that offsets tell lines.
+  struct Span {
+    std::size_t begin, size;
+  };
+  [[nodiscard]] static constexpr bool apart(Span a, Span b) {
+    return (a.begin + a.size - 1) / 64 < b.begin / 64 || (b.begin + b.size - 1) / 64 < a.begin / 64;
+  }
+  [[nodiscard]] static constexpr bool all_apart(std::initializer_list<Span> one, std::initializer_list<Span> other) {
+    for (Span a : one)
+      for (Span b : other)
+        if (!apart(a, b)) return false;
+    return true;
+  }
+  /// Whether what one thread writes at every action shares no cache line with what the other
+  /// reads or writes at every action, for both pairs of threads: a shared line moves between the
+  /// cores at each write. next_id_ beside prepared_ (which the choosing thread reads at every
+  /// action) made a pipelined round about 1.3 times slower (docs/performance.md, "Threads: the
+  /// semi-synchronous round as a pipeline").
+  static constexpr bool threads_lines_apart() {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"  // offsets of a class with members that are not standard-layout
+#endif
+#define LMX_SPAN(member) \
+  Span { offsetof(EngineImpl, member), sizeof(EngineImpl::member) }
+    // The pipelined round: the choosing thread's reads and writes, against the recording thread's writes.
+    const bool pipeline =
+        all_apart({LMX_SPAN(sc_), LMX_SPAN(protocol_), LMX_SPAN(decoded_), LMX_SPAN(n_), LMX_SPAN(async_),
+                   LMX_SPAN(now_), LMX_SPAN(state_), LMX_SPAN(scheduler_), LMX_SPAN(delivery_), LMX_SPAN(work_),
+                   LMX_SPAN(prio_rng_), LMX_SPAN(requested_), LMX_SPAN(prepared_)},
+                  {LMX_SPAN(trace_), LMX_SPAN(monitors_), LMX_SPAN(metrics_), LMX_SPAN(next_id_)});
+    // The asynchronous engine's schedule and mobility made ahead: the planning thread's writes,
+    // against the executions' reads and writes.
+    // The two rounds' schedules too: one is being made while the executions read the other.
+    const Span schedule0{offsetof(EngineImpl, schedules_), sizeof(RoundSchedule)},
+        schedule1{offsetof(EngineImpl, schedules_) + sizeof(schedules_[0]), sizeof(RoundSchedule)};
+    const bool ahead = apart(schedule0, schedule1) &&
+                       all_apart({LMX_SPAN(scheduler_), LMX_SPAN(schedules_), LMX_SPAN(dynamics_)},
+                                 {LMX_SPAN(now_), LMX_SPAN(state_), LMX_SPAN(trace_), LMX_SPAN(tick_counts_),
+                                  LMX_SPAN(delivery_), LMX_SPAN(work_), LMX_SPAN(monitors_), LMX_SPAN(metrics_),
+                                  LMX_SPAN(prio_rng_), LMX_SPAN(choice_rng_), LMX_SPAN(next_id_)});
+#undef LMX_SPAN
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    return pipeline && ahead;
+  }
+
   Scenario sc_;
   RunOptions opt_;
   core::Protocol<Word> protocol_;
@@ -1028,13 +1083,17 @@ class EngineImpl final : public Engine {
   BigArray<State> state_;                            ///< Table 1's variables of every node
   // In a pipelined round the choosing thread writes the activation, delivery and priority streams
   // and the recording thread the trace writer, the counts and the monitors, each on cache lines of
-  // its own (alignas): a line both wrote moved between the cores at every action.
+  // its own (alignas): a line both wrote moved between the cores at every action. The same holds
+  // for the asynchronous engine's second thread (the calendar, the next schedule, the mobility
+  // plan). threads_lines_apart checks it at compile time.
   alignas(64) TraceWriter<Word> trace_;
   Network<Word> net_;  // aligned by its members
   alignas(64) Scheduler scheduler_;
   // Before dynamics_: the planner's thread may be making a schedule until dynamics_ is destroyed.
-  RoundSchedule schedules_[2];  ///< the schedules of an even and an odd round (plan_schedule)
-  TickCounts tick_counts_;      ///< the deferred writes' counts, kept here when schedules are made ahead
+  /// The schedules of an even and an odd round (plan_schedule), each on lines of its own.
+  struct alignas(64) AlignedSchedule : RoundSchedule {};
+  AlignedSchedule schedules_[2];
+  TickCounts tick_counts_;  ///< the deferred writes' counts, kept here when schedules are made ahead
   bool schedules_ahead_ = false;
   std::uint64_t schedule_ahead_of_ = ~std::uint64_t{0};  ///< the round whose schedule is being made ahead
   std::uint64_t schedules_planned_ahead_ = 0;
@@ -1042,14 +1101,15 @@ class EngineImpl final : public Engine {
   std::uint32_t resume_at_ = 0;
   Delivery delivery_;
   alignas(64) Dynamics dynamics_;
-  Workload work_;
-  Monitors<Word> monitors_;
+  alignas(64) Workload work_;
+  alignas(64) Monitors<Word> monitors_;
   Metrics metrics_;
   alignas(64) Rng prio_rng_;
   Rng choice_rng_;                         ///< the asynchronous engine's picks among an activated node's options
   std::vector<Word> requested_;            ///< per node: the ports its next Lock asks for (empty: all, for every node)
   alignas(64) std::uint64_t next_id_ = 1;  ///< the next message's trace id
-  std::uint64_t rounds_done_ = 0;
+  // From here on, members read or written once a round or less (threads_lines_apart).
+  alignas(64) std::uint64_t rounds_done_ = 0;
   bool done_ = false, stalled_ = false, interrupted_ = false;
   bool initial_topology_ = true;  ///< the constructor is connecting the initial edges
   std::chrono::steady_clock::time_point start_wall_;
