@@ -152,44 +152,83 @@ Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx) const {
 template <class Word>
 Effects<Word> Protocol<Word>::lock(State& s, const Context<Word>& ctx, Ports requested) const {
   Out out;
-  if (!valid(ctx) || !(requested - all_ports_).empty()) return out.status = Status::invalid_input, out;
-  if (s.state != InitiatorState::idle) return out.status = Status::rejected, out;  // A1.2
-  const Ports asked = LMX_MUTANT(subset_ignored) ? all_ports_ : requested;         // `requested` (mutant: all)
-  const Ports lock_set = (ctx.neighbours & asked) | Ports::of(self_port);          // A1.4 L <- N[u] (SUBSET)
-  clean_up(s, ctx, out, lock_set);                                                 // A1.3 (L is set below)
-  s.state = InitiatorState::prepare;                                               // A1.4
-  s.lock_set = lock_set;                                                           // A1.4
-  send(out, s.lock_set, Message{MessageKind::prepare, 0});                         // A1.5
+  lock_into(s, ctx, requested, out);
   return out;
+}
+template <class Word>
+void Protocol<Word>::lock_into(State& s, const Context<Word>& ctx, Ports requested, Out& out) const {
+  out = Out{};
+  if (!valid(ctx) || !(requested - all_ports_).empty()) {
+    out.status = Status::invalid_input;
+    return;
+  }
+  if (s.state != InitiatorState::idle) {  // A1.2
+    out.status = Status::rejected;
+    return;
+  }
+  const Ports asked = LMX_MUTANT(subset_ignored) ? all_ports_ : requested;  // `requested` (mutant: all)
+  const Ports lock_set = (ctx.neighbours & asked) | Ports::of(self_port);   // A1.4 L <- N[u] (SUBSET)
+  clean_up(s, ctx, out, lock_set);                                          // A1.3 (L is set below)
+  s.state = InitiatorState::prepare;                                        // A1.4
+  s.lock_set = lock_set;                                                    // A1.4
+  send(out, s.lock_set, Message{MessageKind::prepare, 0});                  // A1.5
 }
 
 // A3.1-A3.5 InitUnlock, on Unlock being called.
 template <class Word>
 Effects<Word> Protocol<Word>::unlock(State& s, const Context<Word>& ctx) const {
   Out out;
-  if (!valid(ctx)) return out.status = Status::invalid_input, out;
-  if (s.state != InitiatorState::locked) return out.status = Status::rejected, out;  // A3.2
-  clean_up(s, ctx, out, s.lock_set - ctx.disconnected);                              // A3.3
-  s.state = InitiatorState::unlock;                                                  // A3.4
-  s.replied.clear();                                                                 // A3.4
-  send(out, s.lock_set, Message{MessageKind::release_lock, 0});                      // A3.5
+  unlock_into(s, ctx, out);
   return out;
+}
+template <class Word>
+void Protocol<Word>::unlock_into(State& s, const Context<Word>& ctx, Out& out) const {
+  out = Out{};
+  if (!valid(ctx)) {
+    out.status = Status::invalid_input;
+    return;
+  }
+  if (s.state != InitiatorState::locked) {  // A3.2
+    out.status = Status::rejected;
+    return;
+  }
+  clean_up(s, ctx, out, s.lock_set - ctx.disconnected);          // A3.3
+  s.state = InitiatorState::unlock;                              // A3.4
+  s.replied.clear();                                             // A3.4
+  send(out, s.lock_set, Message{MessageKind::release_lock, 0});  // A3.5
 }
 
 // Checks the activation, then dispatches to the action's handler.
 template <class Word>
 Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const {
   Out out;
-  if (!valid(ctx) || static_cast<unsigned>(a.action) >= action_count) return out.status = Status::invalid_input, out;
-  if (a.action == Action::init_lock) return lock(s, ctx);
-  if (a.action == Action::init_unlock) return unlock(s, ctx);
+  step_into(s, a, ctx, draw, out);
+  return out;
+}
+template <class Word>
+void Protocol<Word>::step_into(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw,
+                               Out& out) const {
+  if (a.action == Action::init_lock) return lock_into(s, ctx, all_ports_, out);
+  if (a.action == Action::init_unlock) return unlock_into(s, ctx, out);
+  out = Out{};
   const Port l = a.port;
+  if (!valid(ctx) || static_cast<unsigned>(a.action) >= action_count) {
+    out.status = Status::invalid_input;
+    return;
+  }
   if (is_receive(a.action)) {
-    if (l > config_.delta || receive_action(a.message.kind) != a.action) return out.status = Status::invalid_input, out;
+    if (l > config_.delta || receive_action(a.message.kind) != a.action) {
+      out.status = Status::invalid_input;
+      return;
+    }
     const Decoded d = decode(encode(a.message), config_.k);
-    if (!d.ok() || d.message != a.message) return out.status = Status::invalid_input, out;
+    if (!d.ok() || d.message != a.message) {
+      out.status = Status::invalid_input;
+      return;
+    }
   } else if (!guard(s, a.action)) {
-    return out.status = Status::not_enabled, out;
+    out.status = Status::not_enabled;
+    return;
   }
   switch (a.action) {
     case Action::receive_prepare: receive_prepare(s, l, ctx, out); break;
@@ -208,7 +247,6 @@ Effects<Word> Protocol<Word>::step(State& s, const Activation& a, const Context<
     case Action::check_unlocked: check_unlocked(s, ctx, out); break;
     default: out.status = Status::invalid_input; break;
   }
-  return out;
 }
 
 // A1.6-A1.11 ReceivePrepare: on receiving prepare via port l.

@@ -427,12 +427,13 @@ class EngineImpl final : public Engine {
     const core::Context<Word> ctx = context(u);
     o.disconnected = ctx.disconnected.bits();
     auto draw = [this](unsigned bound) { return prio_rng_.below(bound); };
+    // Written in place (core::Protocol::step_into): an assigned copy stalled on the core's stores.
     if (o.act.action == Action::init_lock)
-      o.fx = protocol_.lock(s, ctx, lock_request(u));
+      protocol_.lock_into(s, ctx, lock_request(u), o.fx);
     else if (o.act.action == Action::init_unlock)
-      o.fx = protocol_.unlock(s, ctx);
+      protocol_.unlock_into(s, ctx, o.fx);
     else
-      o.fx = protocol_.step(s, o.act, ctx, core::PriorityDraw::from(draw));
+      protocol_.step_into(s, o.act, ctx, core::PriorityDraw::from(draw), o.fx);
     if (o.fx.status == core::Status::ok) net_.set_detector(u, Ports{});  // the snapshot was consumed by this action
     o.after_lock = s.lock_port, o.after_state = s.state, o.after_phase = s.phase;
   }

@@ -262,4 +262,71 @@ TEST_F(Fixture, RepairedReleasesHeldPortsNotSentToAtOnce) {  // R3 defers only t
   EXPECT_EQ(s.on_hold, ports({2}));
 }
 
+// The in-place entries (step_into, lock_into, unlock_into) are the returning ones exactly: the
+// same effects and the same state after every activation of a long random walk over actions,
+// ports, messages and contexts (valid or not, so that refusals are compared too), with `out`
+// full of leftovers from an earlier activation each time, which they must reset.
+namespace {
+struct Lcg {
+  std::uint64_t x;
+  unsigned below(unsigned bound) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<unsigned>((x >> 33) % bound);
+  }
+};
+unsigned draw_lcg(void* lcg, unsigned bound) { return static_cast<Lcg*>(lcg)->below(bound); }
+void expect_same(const Effects<Word>& a, const Effects<Word>& b, unsigned step) {
+  EXPECT_EQ(a.status, b.status) << "step " << step;
+  EXPECT_EQ(a.send_count, b.send_count) << "step " << step;
+  for (unsigned i = 0; i < a.sends.size(); ++i) {
+    EXPECT_EQ(a.sends[i].ports, b.sends[i].ports) << "step " << step << ", group " << i;
+    EXPECT_EQ(a.sends[i].message, b.sends[i].message) << "step " << step << ", group " << i;
+  }
+  EXPECT_EQ(a.port_sent_twice, b.port_sent_twice) << "step " << step;
+  EXPECT_EQ(a.priority_overwritten, b.priority_overwritten) << "step " << step;
+  EXPECT_EQ(a.lock_acquired, b.lock_acquired) << "step " << step;
+  EXPECT_EQ(a.unlocked, b.unlocked) << "step " << step;
+  EXPECT_EQ(a.locked_ports, b.locked_ports) << "step " << step;
+}
+}  // namespace
+
+TEST(InPlace, StepLockAndUnlockIntoAreTheReturningOnes) {
+  for (Variant variant : {Variant::paper, Variant::repaired, Variant::fast}) {
+    const Protocol<Word> protocol{Config{5, 8, variant}};
+    Lcg walk{static_cast<std::uint64_t>(variant) + 1};
+    NodeState<Word> returned_state, in_place_state;
+    Effects<Word> leftovers;  // the last in-place effects, never cleared by the test
+    unsigned compared_ok = 0;
+    for (unsigned step = 0; step < 20000; ++step) {
+      // Mostly valid contexts (ports 1..5), sometimes one naming port 6 > Delta.
+      const Ports neighbours(static_cast<Word>((walk.below(64) << 1) & (walk.below(16) ? 0x3E : 0x7E)));
+      const Context<Word> ctx{Ports(static_cast<Word>(neighbours.bits() & (walk.below(4) << 1))), neighbours};
+      const unsigned what = walk.below(20);
+      Lcg returned_draws{step}, in_place_draws{step};
+      Effects<Word> returned;
+      if (what == 0) {
+        returned = protocol.lock(returned_state, ctx);
+        protocol.lock_into(in_place_state, ctx, Ports::range(0, 5), leftovers);
+      } else if (what == 1) {
+        returned = protocol.unlock(returned_state, ctx);
+        protocol.unlock_into(in_place_state, ctx, leftovers);
+      } else {
+        Activation act;
+        act.action = static_cast<Action>(walk.below(action_count + 1));  // one past the last: refused
+        act.port = static_cast<Port>(walk.below(7));
+        act.message = Message{static_cast<MessageKind>(walk.below(message_kind_count)),
+                              static_cast<std::uint8_t>(walk.below(3) ? walk.below(2) : walk.below(10))};
+        if (walk.below(2)) act.action = receive_action(act.message.kind);  // mostly a matching receipt
+        returned = protocol.step(returned_state, act, ctx, PriorityDraw{&draw_lcg, &returned_draws});
+        protocol.step_into(in_place_state, act, ctx, PriorityDraw{&draw_lcg, &in_place_draws}, leftovers);
+      }
+      expect_same(returned, leftovers, step);
+      ASSERT_EQ(returned_state, in_place_state) << "step " << step;
+      ASSERT_EQ(returned_draws.x, in_place_draws.x) << "step " << step;
+      compared_ok += returned.status == Status::ok && returned.send_count > 0;
+    }
+    EXPECT_GT(compared_ok, 500u) << "the walk reaches actions that send";
+  }
+}
+
 }  // namespace protocol_test

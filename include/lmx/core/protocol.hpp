@@ -346,6 +346,14 @@ class Protocol {
   /// Executes one activation. InitLock / InitUnlock go through lock() / unlock().
   [[nodiscard]] Out step(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw) const;
 
+  /// The same three, with the effects written into `out` (reset first) instead of returned: for
+  /// a host that keeps them in a record of its own. Assigning a returned Effects to a member
+  /// copies it in wide loads just after the core's narrow stores into it, a stalled
+  /// store-to-load forward on every action; written in place, nothing is copied.
+  void lock_into(State& s, const Context<Word>& ctx, Ports requested, Out& out) const;
+  void unlock_into(State& s, const Context<Word>& ctx, Out& out) const;
+  void step_into(State& s, const Activation& a, const Context<Word>& ctx, PriorityDraw draw, Out& out) const;
+
  private:
   Config config_;
   Ports all_ports_;  // 0..Delta
