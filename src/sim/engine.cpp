@@ -404,9 +404,12 @@ class EngineImpl final : public Engine {
   struct Outcome {
     Fx fx;
     core::Activation act;
-    Word disconnected = 0;  ///< D as the action saw it
     Port before_lock = 0, after_lock = 0;
     InitiatorState before_state{}, after_state{};
+    // Between after_state and after_phase: the two copied side by side from the state, which the
+    // core has just written byte by byte, became one 2-byte load that could not take its bytes
+    // from those stores (a stall on every action).
+    Word disconnected = 0;  ///< D as the action saw it
     ParticipantPhase after_phase{};
   };
 
