@@ -1013,9 +1013,6 @@ class EngineImpl final : public Engine {
            Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
   }
 
-  // ---------------------------------------------------------------- data
-  // Declaration order is construction order: the parts hold references to the clock, the
-  // scenario and the states declared before them.
   // ---------------------------------------------------------------- the threads' cache lines
   /// A member's bytes within the engine, whose object starts on a 64-byte line (alignas members;
   /// operator new honours the alignment), so that offsets tell lines.
@@ -1050,8 +1047,8 @@ class EngineImpl final : public Engine {
                    LMX_SPAN(prio_rng_), LMX_SPAN(requested_), LMX_SPAN(prepared_)},
                   {LMX_SPAN(trace_), LMX_SPAN(monitors_), LMX_SPAN(metrics_), LMX_SPAN(next_id_)});
     // The asynchronous engine's schedule and mobility made ahead: the planning thread's writes,
-    // against the executions' reads and writes.
-    // The two rounds' schedules too: one is being made while the executions read the other.
+    // against the executions' reads and writes; and the two rounds' schedules, one being made
+    // while the executions read the other.
     const Span schedule0{offsetof(EngineImpl, schedules_), sizeof(RoundSchedule)},
         schedule1{offsetof(EngineImpl, schedules_) + sizeof(schedules_[0]), sizeof(RoundSchedule)};
     const bool ahead = apart(schedule0, schedule1) &&
@@ -1066,6 +1063,9 @@ class EngineImpl final : public Engine {
     return pipeline && ahead;
   }
 
+  // ---------------------------------------------------------------- data
+  // Declaration order is construction order: the parts hold references to the clock, the
+  // scenario and the states declared before them.
   Scenario sc_;
   RunOptions opt_;
   core::Protocol<Word> protocol_;
@@ -1112,7 +1112,7 @@ class EngineImpl final : public Engine {
   Rng choice_rng_;                         ///< the asynchronous engine's picks among an activated node's options
   std::vector<Word> requested_;            ///< per node: the ports its next Lock asks for (empty: all, for every node)
   alignas(64) std::uint64_t next_id_ = 1;  ///< the next message's trace id
-  // From here on, members read or written once a round or less (threads_lines_apart).
+  // From here on, members neither thread touches at every action (threads_lines_apart).
   alignas(64) std::uint64_t rounds_done_ = 0;
   bool done_ = false, stalled_ = false, interrupted_ = false;
   bool initial_topology_ = true;  ///< the constructor is connecting the initial edges
