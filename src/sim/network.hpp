@@ -78,6 +78,7 @@ class BasicWriteList {
   }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] Entry operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] const Entry* data() const { return data_.get(); }
   void clear() { size_ = 0; }
   [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(Entry); }
 
@@ -622,13 +623,7 @@ class Network {
   static constexpr std::size_t tick_prefetch_distance = 16;
   void apply_tick_writes() {
     const std::size_t size = tick_writes_.size();
-    Channel* base = channels_.data();
-    const std::uint16_t now = now16();
-    for (std::size_t i = 0; i < size; ++i) {
-      if (i + tick_prefetch_distance < size)
-        __builtin_prefetch(base + (tick_writes_[i + tick_prefetch_distance] >> entry_shift), 1);
-      apply_write(base, tick_writes_[i], now);
-    }
+    apply_entries<tick_prefetch_distance>(channels_.data(), tick_writes_.data(), 0, size, size, now16());
     deferred_writes_ += size;
     tick_writes_.clear();
   }
@@ -646,6 +641,10 @@ class Network {
     return static_cast<unsigned>(std::endian::native == std::endian::little ? 8 * offset
                                                                             : 8 * (sizeof(Channel) - offset - size));
   }
+  static constexpr unsigned stamp_shift(unsigned slot) {
+    return field_shift(offsetof(Channel, stamp) + slot * sizeof(std::uint16_t), sizeof(std::uint16_t));
+  }
+  static constexpr unsigned byte_shift(unsigned slot) { return field_shift(offsetof(Channel, byte) + slot, 1); }
   /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
   /// tick it was sent in.
   [[gnu::always_inline]] void apply_write(Channel* base, std::uint64_t e, std::uint16_t stamp) {
@@ -665,12 +664,18 @@ class Network {
     // in a Channel and reloading it as a word stalled on every write: a load cannot be forwarded
     // from the three narrower stores just made into its bytes.)
     const unsigned slot = k & (inline_slots - 1);  // k itself for a message
-    const unsigned stamp_at =
-                       field_shift(offsetof(Channel, stamp) + slot * sizeof(std::uint16_t), sizeof(std::uint16_t)),
-                   byte_at = field_shift(offsetof(Channel, byte) + slot, 1);
+    const unsigned stamp_at = stamp_shift(slot), byte_at = byte_shift(slot);
+    // The bits a slot's message keeps, one constant per slot (two masks built per write were
+    // a tenth of the loop's instructions).
+    static constexpr std::array<std::uint64_t, inline_slots> other_fields = [] {
+      std::array<std::uint64_t, inline_slots> fields{};
+      for (unsigned i = 0; i < inline_slots; ++i)
+        fields[i] = ~(std::uint64_t{0xFFFF} << stamp_shift(i) | std::uint64_t{0xFF} << byte_shift(i));
+      return fields;
+    }();
     const std::uint64_t arrived_record =
-        ((record & ~(std::uint64_t{0xFFFF} << stamp_at) & ~(std::uint64_t{0xFF} << byte_at)) |
-         std::uint64_t{stamp} << stamp_at | std::uint64_t{(e >> 1) & 0xFFu} << byte_at) +
+        ((record & other_fields[slot]) | std::uint64_t{stamp} << stamp_at |
+         std::uint64_t{(e >> 1) & 0xFFu} << byte_at) +
         (std::uint64_t{1} << count_at);  // k + 1 <= inline_slots: no carry out of the count
     const std::uint64_t delivered_record = record - (std::uint64_t{1} << outgoing_at);
     const std::uint64_t keep = std::uint64_t{0} - std::uint64_t{message};  // all ones for a message
@@ -695,15 +700,29 @@ class Network {
     // Not &channels_[...]: when n is a multiple of the block size, the last block is empty and
     // its base is the end of the array.
     Channel* base = channels_.data() + block_base(b);
-    // Read once: the channel records' byte stores may alias the clock for all the compiler knows.
+    // Read once: the channel records' byte stores may alias the clock, or the list's own pointer,
+    // for all the compiler knows (reloading them spilled registers at every write).
     const std::uint16_t now = now16(), before = carried_stamp_;
-    for (std::size_t i = 0; i < size; ++i) {
-      if (i + apply_prefetch_distance < size)
-        __builtin_prefetch(base + (list[i + apply_prefetch_distance] >> entry_shift), 1);
-      apply_write(base, list[i], i < carried ? before : now);
-    }
+    const std::uint32_t* entries = list.data();
+    const std::size_t split = std::min(carried, size);
+    apply_entries<apply_prefetch_distance>(base, entries, 0, split, size, before);
+    apply_entries<apply_prefetch_distance>(base, entries, split, size, size, now);
     pending -= size, applied += size;
     list.clear();
+  }
+  /// Applies entries [from, to) of a list of `size` with one stamp, loading the records of those
+  /// `distance` places on early: two loops, so that neither tests per entry which stamp it takes or
+  /// whether an entry is left to load.
+  template <std::size_t distance, class Entry>
+  [[gnu::always_inline]] void apply_entries(Channel* base, const Entry* entries, std::size_t from, std::size_t to,
+                                            std::size_t size, std::uint16_t stamp) {
+    const std::size_t loaded_to = size > distance ? std::min(to, size - distance) : 0;
+    std::size_t i = from;
+    for (; i < loaded_to; ++i) {
+      __builtin_prefetch(base + (entries[i + distance] >> entry_shift), 1);
+      apply_write(base, entries[i], stamp);
+    }
+    for (; i < to; ++i) apply_write(base, entries[i], stamp);
   }
   void apply_deferred() {
     for (std::size_t b = 0; b < deferred_.size(); ++b) apply_block(b);
