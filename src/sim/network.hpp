@@ -77,7 +77,6 @@ class BasicWriteList {
     data_[size_++] = entry;
   }
   [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] Entry operator[](std::size_t i) const { return data_[i]; }
   [[nodiscard]] const Entry* data() const { return data_.get(); }
   void clear() { size_ = 0; }
   [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(Entry); }
