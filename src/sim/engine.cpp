@@ -486,7 +486,6 @@ class EngineImpl final : public Engine {
     // Members read in the loop are copied first: the loop stores single bytes into channel
     // records, which the compiler must assume may alias any member, and would reload them all.
     const bool lines = trace_.enabled();
-    if (!lines && dormant_.empty() && net_.outbox_sends()) return send_through_outbox(u, group.ports, byte);
     net_.prefetch_receivers(u, group.ports);
     std::uint64_t id = next_id_;
     // The send events' words (EventLog), apart from the port and the receiver.
@@ -515,83 +514,11 @@ class EngineImpl final : public Engine {
         channel_overflow(to, to_port);
       monitors_.edge_bound(to, to_port, posted.along);
     }
-    sent(u, id);
-  }
-  /// The group's sends counted once (the loop's byte stores would make per-port increments reload
-  /// them); `id` is the next message's number after the group.
-  [[gnu::always_inline]] void sent(NodeId u, std::uint64_t id) {
+    // Counted once per group (the loop's byte stores would make per-port increments reload them).
     const std::uint64_t sends = id - next_id_;
     next_id_ = id, metrics_.sent += sends;
     App& a = work_.app(u);
     if (a.phase == AppPhase::requesting) a.messages += static_cast<std::uint32_t>(sends);
-  }
-  /// send's loop in the common case of a semi-synchronous scan (writes deferred, no trace lines, no
-  /// dormant nodes): the same events, writes, counts and reports in the same order, with what the
-  /// loop reads and the counts it changes in locals (Network::Outbox, EventLog::Folder, the largest
-  /// count along an edge), put back before anything else logs, reports or writes a channel, and at
-  /// the end. The loop through post() spent about a third of its instructions loading members
-  /// again and storing counts at every port (docs/performance.md, "The sends' counts in
-  /// registers"). A port whose send is not a deferred write (port 0, no edge, a full channel) takes
-  /// send_one, the general loop's body.
-  void send_through_outbox(NodeId u, Ports ports, std::uint8_t byte) {
-    const std::uint64_t first_id = next_id_;
-    const std::uint64_t send_word = EventLog::first_word(EvKind::send, 0, byte, 0, u);
-    const std::uint64_t tick_word = EventLog::second_word(0, now_);
-    Ports rest = ports;
-    if (rest.contains(core::self_port)) {  // port 0 comes first, as in the general loop
-      send_one(u, core::self_port, u, core::self_port, byte, first_id, send_word, tick_word);
-      rest.erase(core::self_port);
-    }
-    EventLog& events = trace_.events();
-    auto folder = events.folder();
-    auto box = net_.outbox(u);
-    unsigned most_along = 0;
-    // Nothing in this loop throws while the locals hold counts: whatever may (a general send, a
-    // report, a list's growth) comes after they are put back.
-    for (Port p : rest) {
-      const NodeId to = box.peer(p);
-      const Port to_port = to == no_node ? Port{0} : box.peer_port(p);
-      unsigned along = to != no_node && box.defers(p) ? net_.post_deferred(box, p, to, to_port, byte) : 0;
-      if (along == 0) [[unlikely]] {
-        events.settle(folder), net_.settle(box), monitors_.in_transit_seen(most_along);
-        if (to != no_node && box.defers(p)) net_.make_room(to);
-        folder = events.folder(), box = net_.outbox(u);
-        if (to != no_node && box.defers(p)) along = net_.post_deferred(box, p, to, to_port, byte);
-        if (along == 0) {
-          // Its message's number: the ports of the group before it took the ones before.
-          const std::uint64_t id = first_id + Ports(static_cast<Word>(ports.bits() & ((Word{1} << p) - 1))).size();
-          events.settle(folder), net_.settle(box);
-          send_one(u, p, to, to_port, byte, id, send_word, tick_word);
-          folder = events.folder(), box = net_.outbox(u);
-          continue;
-        }
-      }
-      // The send's event after its write: the write logs nothing, so the events come in the
-      // general loop's order.
-      folder.add(send_word | std::uint64_t{p} << 8, tick_word | to);  // log({tick, send, p, byte, 0, u, to})
-      most_along = std::max(most_along, along);
-      if (along > 2) [[unlikely]] {
-        events.settle(folder), net_.settle(box), monitors_.in_transit_seen(most_along);
-        monitors_.edge_bound(to, to_port, along);
-        folder = events.folder(), box = net_.outbox(u);
-      }
-    }
-    events.settle(folder), net_.settle(box), monitors_.in_transit_seen(most_along);
-    sent(u, first_id + ports.size());
-  }
-  /// The general loop's body for one port, without trace lines or dormant nodes.
-  [[gnu::noinline]] void send_one(NodeId u, Port p, NodeId to, Port to_port, std::uint8_t byte, std::uint64_t id,
-                                  std::uint64_t send_word, std::uint64_t tick_word) {
-    trace_.events().add(send_word | std::uint64_t{p} << 8, tick_word | to);  // log({tick, send, p, byte, 0, u, to})
-    if (to == no_node) {
-      ++metrics_.lost;
-      log({now_, EvKind::lost, p, byte, 1, u, 0});
-      return;
-    }
-    const auto posted = net_.post(u, p, to, to_port, byte, id);
-    if (!posted.stored) [[unlikely]]
-      channel_overflow(to, to_port);
-    monitors_.edge_bound(to, to_port, posted.along);
   }
   [[gnu::noinline]] void channel_overflow(NodeId to, Port p) {
     monitors_.report("P4", {to}, {p}, "more than 255 messages waiting on one channel; the run stops");

@@ -165,9 +165,6 @@ class Monitors {
     if (along > 2 && p != core::self_port) [[unlikely]]
       edge_bound_broken(to, p, along);
   }
-  /// The largest count along an edge of a group of sends, whose P4 reports were made (the
-  /// engine's sends through an outbox keep the maximum in a register).
-  void in_transit_seen(unsigned along) { max_in_transit_ = std::max(max_in_transit_, along); }
   [[gnu::noinline]] void edge_bound_broken(NodeId to, Port p, unsigned along) {
     report("P4", {to, net_.peer(to, p)}, {p, net_.peer_port(to, p)},
            std::to_string(along) + " messages in transit along one edge (Theorem 1 allows 2)");

@@ -77,13 +77,6 @@ class BasicWriteList {
     data_[size_++] = entry;
   }
   [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] bool full() const { return size_ == capacity_; }
-  /// append for a list that is not full: nothing in it can throw.
-  void append_to_room(Entry entry) { data_[size_++] = entry; }
-  /// Room for one more entry (may throw std::bad_alloc).
-  void make_room() {
-    if (full()) grow();
-  }
   [[nodiscard]] const Entry* data() const { return data_.get(); }
   void clear() { size_ = 0; }
   [[nodiscard]] std::size_t bytes() const { return capacity_ * sizeof(Entry); }
@@ -353,84 +346,6 @@ class Network {
     const bool ok = enqueue(to, to_port, byte, id);
     if (ok && keep_outgoing_ && p != core::self_port) ++own.outgoing;
     return {along(to, to_port, u, p), ok};
-  }
-  /// What the sends of one group from u read of the network while its writes are deferred in a
-  /// semi-synchronous scan, copied once, and the counts they change, summed until `settle`. A
-  /// send's byte store into a channel record may alias any member, so a loop over the group's
-  /// ports through post() loaded the members again and stored the counts at every send.
-  class Outbox {
-   public:
-    [[nodiscard]] NodeId peer(Port p) const {
-      NodeId v;
-      std::memcpy(&v, far_ + std::size_t{4} * (p - 1), sizeof v);
-      return v;
-    }
-    [[nodiscard]] Port peer_port(Port p) const { return far_[std::size_t{4} * delta_ + (p - 1)]; }
-    /// Whether post() defers a send on port p: the receiver's channel has room, by the sender's copy.
-    [[nodiscard]] bool defers(Port p) const { return own_[p].outgoing < inline_slots; }
-
-   private:
-    friend class Network;
-    Channel* own_;             ///< u's channel records
-    Channel* channels_;        ///< every node's
-    const std::uint8_t* far_;  ///< u's far ends
-    WriteList* appending_;
-    std::size_t ports_, block_;
-    NodeId in_block_mask_;
-    unsigned block_shift_, delta_;
-    std::uint16_t now_;
-    std::uint64_t in_transit_ = 0;  ///< messages posted since the last settle
-    std::size_t appended_ = 0;      ///< entries appended to the lists since then
-  };
-  /// Whether sends may go through an Outbox: writes deferred by the semi-synchronous scan (one
-  /// thread or pipelined), not in the asynchronous engine's ticks.
-  [[nodiscard]] bool outbox_sends() const { return batching_ && !in_ticks_; }
-  [[nodiscard]] Outbox outbox(NodeId u) {
-    Outbox box;
-    box.own_ = &channels_[channel(u, 0)], box.channels_ = channels_.data();
-    box.far_ = &far_ends_[std::size_t{u} * far_stride_];
-    box.appending_ = appending_, box.ports_ = ports_, box.block_ = block_;
-    box.in_block_mask_ = (NodeId{1} << block_shift_) - 1;
-    box.block_shift_ = block_shift_, box.delta_ = delta_, box.now_ = now16();
-    return box;
-  }
-  /// post()'s deferred write through `box`, for a port p other than 0 with an edge to `to`'s
-  /// `to_port`, where box.defers(p): the messages along the edge afterwards (P4), or 0 with nothing
-  /// done where it would have to grow a block list or finds the receiver's channel in the scan's
-  /// block full (a broken invariant, which post() reports). Nothing in it throws, so a caller may
-  /// hold the box's counts across it.
-  [[gnu::always_inline]] unsigned post_deferred(Outbox& box, Port p, NodeId to, Port to_port, std::uint8_t byte) {
-    Channel& own = box.own_[p];
-    // write_later's entry and its block, from the copies.
-    const std::size_t in_block = std::size_t{to & box.in_block_mask_} * box.ports_ + to_port;
-    const auto e = static_cast<std::uint32_t>(in_block << entry_shift | unsigned{byte} << 1 | entry_message);
-    const std::size_t b = to >> box.block_shift_;
-    if (b == box.block_) {
-      Channel* base = box.channels_ + (b << box.block_shift_) * box.ports_;
-      if (base[in_block].count >= inline_slots) [[unlikely]]
-        return 0;
-      apply_write(base, e, box.now_);
-    } else {
-      WriteList& list = box.appending_[b];
-      if (list.full()) [[unlikely]]
-        return 0;
-      list.append_to_room(e), ++box.appended_;
-    }
-    ++own.outgoing, ++box.in_transit_;
-    return unsigned{own.outgoing} + own.count;
-  }
-  /// Makes room in the block list of `to`, where post_deferred found the list full.
-  void make_room(NodeId to) {
-    const std::size_t b = to >> block_shift_;
-    if (b != block_) appending_[b].make_room();
-  }
-  /// The counts of box's sends added (and the lists applied if they reached their cap, as
-  /// write_later does); box is spent: take a new one for further sends.
-  void settle(const Outbox& box) {
-    in_transit_ += box.in_transit_;
-    *appending_count_ += box.appended_;
-    if (*appending_count_ >= deferred_cap_) [[unlikely]]
-      over_cap();
   }
   /// A test's message put straight into u's channel on `port`.
   bool inject(NodeId u, Port port, std::uint8_t byte, std::uint64_t id) {

@@ -55,32 +55,6 @@ class EventLog {
   }
   [[nodiscard]] std::uint64_t hash() const { return h_; }
   [[nodiscard]] std::uint64_t count() const { return count_; }
-
- private:
-  struct Words {
-    std::uint64_t w1, w2;
-  };
-
- public:
-  /// The hash's state and the ring's count held in a caller's locals across a loop of events (a
-  /// send's store into a channel record may alias any member, so the loop would load and store
-  /// both at every event); `settle` puts them back before anything else logs or reads an event.
-  /// The same events fold into the same hash, in the same order.
-  class Folder {
-   public:
-    [[gnu::always_inline]] void add(std::uint64_t w1, std::uint64_t w2) {
-      h_ = fold(fold(h_, w1), w2);
-      ring_[count_++ & (ring_size - 1)] = Words{w1, w2};
-    }
-
-   private:
-    friend class EventLog;
-    Folder(std::uint64_t h, std::uint64_t count, Words* ring) : h_(h), count_(count), ring_(ring) {}
-    std::uint64_t h_, count_;
-    Words* ring_;
-  };
-  [[nodiscard]] Folder folder() { return Folder(h_, count_, ring_.data()); }
-  void settle(const Folder& f) { h_ = f.h_, count_ = f.count_; }
   /// Events still in the ring, oldest first, via f(const Ev&).
   template <class F>
   void for_recent(F&& f) const {
@@ -90,6 +64,9 @@ class EventLog {
 
  private:
   static_assert((ring_size & (ring_size - 1)) == 0);
+  struct Words {
+    std::uint64_t w1, w2;
+  };
   static Ev event(const Words& w) {
     Ev e;
     e.kind = static_cast<EvKind>(w.w1 & 0xFF);
@@ -98,11 +75,10 @@ class EventLog {
     e.v = static_cast<std::uint32_t>(w.w2), e.tick = static_cast<std::uint32_t>(w.w2 >> 32);
     return e;
   }
-  [[gnu::always_inline]] static std::uint64_t fold(std::uint64_t h, std::uint64_t w) {
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
+  void fold(std::uint64_t w) {
+    h_ = (h_ ^ w) * 0x9E3779B97F4A7C15ull;
+    h_ ^= h_ >> 29;
   }
-  void fold(std::uint64_t w) { h_ = fold(h_, w); }
   std::uint64_t h_ = 0xCBF29CE484222325ull;
   std::uint64_t count_ = 0;
   std::array<Words, ring_size> ring_{};
