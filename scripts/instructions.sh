@@ -2,7 +2,7 @@
 # Instructions per action of the engine's rounds, counted by valgrind's callgrind: the same count
 # for the same binary and input whatever else the machine does, so two builds compare exactly where
 # wall-clock figures move by 15 % from one run to the next (docs/performance.md, "Instructions, not
-# lines"). Only the rounds are counted (EngineImpl<unsigned short>::step, Delta <= 15), not the
+# lines"). Only the rounds are counted (EngineImpl<unsigned short...>::step, Delta 8..15), not the
 # set-up. Two workloads, one thread each:
 #   main       lmx bench --scenario --nodes 100000 --rounds 6 (async engine, mobile nodes)
 #   semi-sync  lmx bench --nodes 200000 --rounds 8 (random 8-regular graph, every node locking)
@@ -42,7 +42,7 @@ for b in "${binaries[@]}"; do
     echo "$w: $b ..." >&2
     out=$scratch/$i-$w
     valgrind --tool=callgrind --branch-sim=yes --callgrind-out-file="$out.cg" \
-      --toggle-collect='lmx::sim::(anonymous namespace)::EngineImpl<unsigned short>::step()' \
+      --toggle-collect='lmx::sim::(anonymous namespace)::EngineImpl<unsigned short*>::step()' \
       "$b" "${args[@]}" >"$out.json" 2>"$out.log" || {
       echo "instructions.sh: $b ${args[*]} failed under valgrind:" >&2
       tail -5 "$out.log" >&2

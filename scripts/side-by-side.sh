@@ -4,7 +4,8 @@
 # speed changes within minutes, alternated runs can favour one build by chance; runs side by side
 # share every change (docs/performance.md, "The sends' counts in registers, tried and left out").
 # Prints, per pair, both builds' actions per second over the run and from the steady round, and
-# the second's over the first's; then the medians of those ratios. Not run by CI.
+# the second's over the first's; then the medians of those ratios, and their geometric mean with the
+# two CPUs' speeds cancelled (the halves weighted alike). Not run by CI.
 # Usage: scripts/side-by-side.sh PAIRS OLD NEW [BENCH-ARGS...]
 #   default BENCH-ARGS: --nodes 1000000 --rounds 20 --lock-nodes 2 --lock-rounds 1 --threads 1
 set -euo pipefail
@@ -56,7 +57,7 @@ for i in $(seq "$pairs"); do
   fi
 done
 python3 - "$scratch" "$pairs" <<'EOF'
-import json, statistics, sys
+import json, math, statistics, sys
 scratch, pairs = sys.argv[1], int(sys.argv[2])
 over, steady = [], []
 print(f"{'pair':>4} {'old':>8} {'new':>8} {'ratio':>7}   {'old steady':>10} {'new steady':>10} {'ratio':>7}  trace")
@@ -75,4 +76,15 @@ for i in range(1, pairs + 1):
     print(f"{i:>4} {a / 1e6:>8.2f} {b / 1e6:>8.2f} {b / a:>7.3f}   {sa / 1e6:>10.2f} {sb / 1e6:>10.2f} {sb / sa:>7.3f}  {same}")
 print(f"median ratio new/old: {statistics.median(over):.3f} over the run, {statistics.median(steady):.3f} from the steady round;"
       f" new faster in {sum(r > 1 for r in over)} of {pairs} pairs over the run, {sum(r > 1 for r in steady)} from the steady round")
+# The CPUs may differ in speed (on this kind of machine by a third, for hours): a ratio then holds
+# that factor, inverted when the CPUs swap. The geometric mean of the two halves' geometric means
+# cancels it, each half weighted alike; the halves' own means show whether the CPUs differed.
+def gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+half = (pairs + 1) // 2
+if pairs >= 2:
+    for name, ratios in (("over the run", over), ("from the steady round", steady)):
+        first, second = gmean(ratios[:half]), gmean(ratios[half:])
+        print(f"geometric mean new/old {name}: {math.sqrt(first * second):.3f}"
+              f" (first half {first:.3f}, second half {second:.3f}: CPUs' speed ratio about {math.sqrt(first / second):.2f})")
 EOF

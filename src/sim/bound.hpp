@@ -28,8 +28,8 @@ inline bool graph_stays_put(const Scenario& s) {
 /// summed, plus the degree; ties by node number): the size of a set of lock sets that can all be
 /// held at once. A maximal packing, not a maximum one (that is NP-hard): an estimate, which a run
 /// may exceed (docs/performance.md).
-template <class Word>
-std::uint64_t greedy_two_packing(const Network<Word>& net, const Workload& work, NodeId n) {
+template <class Net>
+std::uint64_t greedy_two_packing(const Net& net, const Workload& work, NodeId n) {
   std::vector<std::pair<std::uint32_t, NodeId>> order;  // (reach, node)
   order.reserve(n);
   // Both passes read the neighbours' records at random places: those of the node `ahead` places on

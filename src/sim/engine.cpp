@@ -52,7 +52,9 @@ namespace {
 /// Ticks per round: the async engine places executions at sub-round times.
 constexpr std::uint32_t async_ticks = 1024;
 
-template <class Word>
+/// `FixedDelta`: 0, or the scenario's Delta known at compile time (make_engine builds Delta = 8, the
+/// default and lmx bench's, so; network.hpp): the same engine with constants for its port count.
+template <class Word, unsigned FixedDelta = 0>
 class EngineImpl final : public Engine {
   friend std::size_t lmx::sim::pipeline_record_bytes(unsigned delta);
   using Ports = core::PortSet<Word>;
@@ -174,6 +176,7 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::uint64_t mobility_planned_ahead() const override { return dynamics_.planned_ahead(); }
   [[nodiscard]] std::uint64_t pipelined_rounds() const override { return pipelined_rounds_; }
   [[nodiscard]] std::uint64_t schedules_planned_ahead() const override { return schedules_planned_ahead_; }
+  [[nodiscard]] unsigned compiled_delta() const override { return FixedDelta; }
   void inject_lock_port(NodeId u, Port p) override {
     state_.at(u).lock_port = p;
     if (monitors_.viewing()) monitors_.view(u, p, state_[u].state == InitiatorState::locked);
@@ -1008,9 +1011,10 @@ class EngineImpl final : public Engine {
   /// `outgoing` either (keeping it costs a write into the sender's record at every delivery).
   static bool defer_writes(const Scenario& s, const RunOptions& o, bool lines) {
     if (!o.defer_writes || lines) return false;
-    if (s.engine == EngineKind::async) return Network<Word>::can_defer_in_ticks(s.delta, o.scan_block_shift);
+    if (s.engine == EngineKind::async)
+      return Network<Word, FixedDelta>::can_defer_in_ticks(s.delta, o.scan_block_shift);
     return s.activation.kind != ActivationKind::sequential &&
-           Network<Word>::can_defer(s.nodes, s.delta, o.scan_block_shift);
+           Network<Word, FixedDelta>::can_defer(s.nodes, s.delta, o.scan_block_shift);
   }
 
   // ---------------------------------------------------------------- the threads' cache lines
@@ -1091,7 +1095,7 @@ class EngineImpl final : public Engine {
   // for the asynchronous engine's second thread (the calendar, the next schedule, the mobility
   // plan). threads_lines_apart checks it at compile time.
   alignas(64) TraceWriter<Word> trace_;
-  Network<Word> net_;  // aligned by its members
+  Network<Word, FixedDelta> net_;  // aligned by its members
   alignas(64) Scheduler scheduler_;
   // Before dynamics_: the planner's thread may be making a schedule until dynamics_ is destroyed.
   /// The schedules of an even and an odd round (plan_schedule), each on lines of its own.
@@ -1106,7 +1110,7 @@ class EngineImpl final : public Engine {
   Delivery delivery_;
   alignas(64) Dynamics dynamics_;
   alignas(64) Workload work_;
-  alignas(64) Monitors<Word> monitors_;
+  alignas(64) Monitors<Word, FixedDelta> monitors_;
   Metrics metrics_;
   alignas(64) Rng prio_rng_;
   Rng choice_rng_;                         ///< the asynchronous engine's picks among an activated node's options
@@ -1154,7 +1158,9 @@ std::size_t pipeline_record_bytes(unsigned delta) {
 std::unique_ptr<Engine> make_engine(const Scenario& s, const RunOptions& o) {
   switch (core::register_bits_for(s.delta)) {
     case 8: return std::make_unique<EngineImpl<std::uint8_t>>(s, o);
-    case 16: return std::make_unique<EngineImpl<std::uint16_t>>(s, o);
+    case 16:
+      if (s.delta == 8 && o.fixed_delta) return std::make_unique<EngineImpl<std::uint16_t, 8>>(s, o);
+      return std::make_unique<EngineImpl<std::uint16_t>>(s, o);
     case 32: return std::make_unique<EngineImpl<std::uint32_t>>(s, o);
     case 64: return std::make_unique<EngineImpl<std::uint64_t>>(s, o);
     default: throw ScenarioError("scenario key 'delta': Delta must be in 1..63, got " + std::to_string(s.delta));

@@ -7,8 +7,8 @@
 namespace lmx::sim {
 namespace {
 
-template <class Word>
-bool EngineImpl<Word>::request_lock(NodeId u) {
+template <class Word, unsigned FixedDelta>
+bool EngineImpl<Word, FixedDelta>::request_lock(NodeId u) {
   resume(u);
   App& a = work_.app(u);
   if (!requested_.empty()) requested_[u] = protocol_.all_ports().bits();
@@ -20,8 +20,8 @@ bool EngineImpl<Word>::request_lock(NodeId u) {
   return true;
 }
 
-template <class Word>
-bool EngineImpl<Word>::request_lock(NodeId u, std::uint64_t requested) {
+template <class Word, unsigned FixedDelta>
+bool EngineImpl<Word, FixedDelta>::request_lock(NodeId u, std::uint64_t requested) {
   if (!request_lock(u)) return false;
   // Kept only once some node asks for a subset: full-neighbourhood runs do not pay for it.
   if (requested_.empty()) requested_.assign(n_, protocol_.all_ports().bits());
@@ -29,8 +29,8 @@ bool EngineImpl<Word>::request_lock(NodeId u, std::uint64_t requested) {
   return true;
 }
 
-template <class Word>
-bool EngineImpl<Word>::request_unlock(NodeId u) {
+template <class Word, unsigned FixedDelta>
+bool EngineImpl<Word, FixedDelta>::request_unlock(NodeId u) {
   resume(u);
   App& a = work_.app(u);
   if (state_.at(u).state != InitiatorState::locked || a.phase == AppPhase::wait_unlock) {
@@ -41,8 +41,8 @@ bool EngineImpl<Word>::request_unlock(NodeId u) {
   return true;
 }
 
-template <class Word>
-std::string EngineImpl<Word>::connect(NodeId u, Port pu, NodeId v, Port pv) {
+template <class Word, unsigned FixedDelta>
+std::string EngineImpl<Word, FixedDelta>::connect(NodeId u, Port pu, NodeId v, Port pv) {
   dynamics_.discard_plan();  // before the port draws below, and the graph's change
   if (u >= n_ || v >= n_ || u == v) return "connect: bad nodes";
   if (pu == 0) pu = dynamics_.random_free_port(net_.free_ports(u));
@@ -55,16 +55,16 @@ std::string EngineImpl<Word>::connect(NodeId u, Port pu, NodeId v, Port pv) {
   return {};
 }
 
-template <class Word>
-std::string EngineImpl<Word>::cut(NodeId u, Port pu) {
+template <class Word, unsigned FixedDelta>
+std::string EngineImpl<Word, FixedDelta>::cut(NodeId u, Port pu) {
   dynamics_.discard_plan();
   if (u >= n_ || pu == 0 || pu > delta_ || net_.peer(u, pu) == no_node) return "cut: no edge";
   unlink(u, pu);
   return {};
 }
 
-template <class Word>
-void EngineImpl<Word>::move(NodeId u, double x, double y) {
+template <class Word, unsigned FixedDelta>
+void EngineImpl<Word, FixedDelta>::move(NodeId u, double x, double y) {
   dynamics_.discard_plan();
   auto& positions = dynamics_.positions();
   if (positions.size() != n_) positions.assign(n_, {0.5, 0.5});
@@ -72,8 +72,8 @@ void EngineImpl<Word>::move(NodeId u, double x, double y) {
   moved(u);
 }
 
-template <class Word>
-NodeView EngineImpl<Word>::node(NodeId u) const {
+template <class Word, unsigned FixedDelta>
+NodeView EngineImpl<Word, FixedDelta>::node(NodeId u) const {
   const State& s = state_.at(u);
   NodeView v;
   v.lock_port = s.lock_port, v.state = s.state, v.phase = s.phase;
@@ -83,8 +83,8 @@ NodeView EngineImpl<Word>::node(NodeId u) const {
   return v;
 }
 
-template <class Word>
-void EngineImpl<Word>::inject_message(NodeId u, Port port, std::uint8_t byte) {
+template <class Word, unsigned FixedDelta>
+void EngineImpl<Word, FixedDelta>::inject_message(NodeId u, Port port, std::uint8_t byte) {
   resume(u);
   if (!net_.inject(u, port, byte, next_id_++)) channel_overflow(u, port);
   if (port == core::self_port || net_.peer(u, port) != no_node) {
@@ -93,8 +93,8 @@ void EngineImpl<Word>::inject_message(NodeId u, Port port, std::uint8_t byte) {
   }
 }
 
-template <class Word>
-std::string EngineImpl<Word>::paper_lock_set(NodeId u) const {
+template <class Word, unsigned FixedDelta>
+std::string EngineImpl<Word, FixedDelta>::paper_lock_set(NodeId u) const {
   std::vector<NodeId> set;
   if (state_[u].lock_port == core::self_port) set.push_back(u);
   for (Port p : net_.neighbours(u)) {
@@ -105,8 +105,8 @@ std::string EngineImpl<Word>::paper_lock_set(NodeId u) const {
   return json(set).dump();
 }
 
-template <class Word>
-void EngineImpl<Word>::check_stall() {
+template <class Word, unsigned FixedDelta>
+void EngineImpl<Word, FixedDelta>::check_stall() {
   if (work_.pending == 0 && work_.unlocking == 0) return;
   if (net_.in_transit() != 0) return;
   std::vector<NodeId> stuck;
@@ -129,15 +129,16 @@ void EngineImpl<Word>::check_stall() {
   done_ = true;
 }
 
-template <class Word>
-json EngineImpl<Word>::summary() {
+template <class Word, unsigned FixedDelta>
+json EngineImpl<Word, FixedDelta>::summary() {
   dynamics_.discard_plan();  // a run ended early may have one in flight, which reads the graph
   schedule_worker_.wait();   // and a schedule, which changes the calendar that memory_bytes reads
   net_.flush_deferred();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
   const std::uint64_t events_hash = trace_.events().hash();
-  json result = summarize(RunRecord<Word>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_, interrupted_,
-                                          state_, net_, work_, monitors_, metrics_, memory_bytes(), wall, events_hash});
+  json result = summarize(RunRecord<Word, FixedDelta>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_,
+                                                      interrupted_, state_, net_, work_, monitors_, metrics_,
+                                                      memory_bytes(), wall, events_hash});
   if (trace_.enabled()) {
     result["line_hash"] = trace::hex64(trace_.line_hash());
     json end = {{"ev", "end"},

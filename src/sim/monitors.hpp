@@ -21,7 +21,7 @@
 
 namespace lmx::sim {
 
-template <class Word>
+template <class Word, unsigned FixedDelta = 0>  // FixedDelta: the network's (network.hpp)
 class Monitors {
   using Ports = core::PortSet<Word>;
   using State = core::NodeState<Word>;
@@ -33,8 +33,8 @@ class Monitors {
   /// Examples kept of each finding.
   static constexpr std::size_t max_examples = 20;
 
-  Monitors(const Network<Word>& net, const BigArray<State>& states, TraceWriter<Word>& trace, const std::uint32_t& now,
-           std::uint32_t ticks_per_round)
+  Monitors(const Network<Word, FixedDelta>& net, const BigArray<State>& states, TraceWriter<Word>& trace,
+           const std::uint32_t& now, std::uint32_t ticks_per_round)
       : net_(net), states_(states), trace_(trace), now_(now), tpr_(ticks_per_round) {
     persistent_.assign(net.nodes(), Word{0});
     held_by_.assign(net.nodes(), no_node);
@@ -307,7 +307,7 @@ class Monitors {
     }
   }
 
-  const Network<Word>& net_;
+  const Network<Word, FixedDelta>& net_;
   const BigArray<State>& states_;
   TraceWriter<Word>& trace_;
   const std::uint32_t& now_;

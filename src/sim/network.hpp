@@ -95,7 +95,11 @@ class BasicWriteList {
 /// The scan's entries: a channel's index within its block, the message byte, the kind bit.
 using WriteList = BasicWriteList<std::uint32_t>;
 
-template <class Word>
+/// `FixedDelta`: 0, or the Delta of every network of this type, known at compile time (the
+/// engine's Delta = 8 instantiation): the port count and the far ends' stride are then constants
+/// in every address, not members reloaded after each byte store (an `unsigned char` store may
+/// alias them). Same layout, same behaviour.
+template <class Word, unsigned FixedDelta = 0>
 class Network {
  public:
   using Ports = core::PortSet<Word>;
@@ -108,16 +112,19 @@ class Network {
       : n_(n),
         delta_(delta),
         ports_(delta + 1),
+        far_stride_(std::size_t{5} * delta),
         block_shift_(std::min(14u, block_shift)),
         keep_outgoing_(defer_writes),
         deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n} * 2)),
         now_(now) {
+    if (FixedDelta != 0 && delta != FixedDelta)
+      throw std::logic_error("sim: a network for a fixed Delta built for another");
     port_sets_.assign(n_, PortSets{});
-    far_ends_.assign(std::size_t{n_} * far_stride_, std::uint8_t{0});
+    far_ends_.assign(std::size_t{n_} * far_stride_of(), std::uint8_t{0});
     for (NodeId u = 0; u < n_; ++u)
-      for (Port p = 1; p <= delta_; ++p) set_peer(u, p, no_node);
-    channels_.assign(std::size_t{n_} * ports_, Channel{});
-    if (keep_ids) id_.assign(std::size_t{n_} * ports_ * inline_slots, std::uint64_t{0});
+      for (Port p = 1; p <= delta_of(); ++p) set_peer(u, p, no_node);
+    channels_.assign(std::size_t{n_} * ports_of(), Channel{});
+    if (keep_ids) id_.assign(std::size_t{n_} * ports_of() * inline_slots, std::uint64_t{0});
   }
 
   /// Whether the semi-synchronous scan of a run with these parameters can defer writes: blocks of
@@ -147,7 +154,7 @@ class Network {
   /// The disconnection detector's D of u.
   [[nodiscard]] Ports detector(NodeId u) const { return Ports(port_sets_[u].detector); }
   void set_detector(NodeId u, Ports d) { port_sets_[u].detector = d.bits(); }
-  [[nodiscard]] Ports all_neighbour_ports() const { return Ports::range(1, static_cast<Port>(delta_)); }
+  [[nodiscard]] Ports all_neighbour_ports() const { return Ports::range(1, static_cast<Port>(delta_of())); }
   [[nodiscard]] Ports free_ports(NodeId u) const { return all_neighbour_ports() - neighbours(u); }
   [[nodiscard]] bool adjacent(NodeId u, NodeId v) const { return adjacent_ports(u, v) != 0; }
   /// The ports of u whose far node is v, as bits (0: not adjacent). Every port's far node is
@@ -166,12 +173,12 @@ class Network {
       return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, target))))}
              << (from + 1);
     };
-    if (delta_ == 8) return v != no_node ? four_at(0) | four_at(4) : 0;
-    for (; p + 4 <= delta_; p += 4) {
+    if (delta_of() == 8) return v != no_node ? four_at(0) | four_at(4) : 0;
+    for (; p + 4 <= delta_of(); p += 4) {
       ports |= four_at(p);
     }
 #endif
-    for (; p < delta_; ++p) {
+    for (; p < delta_of(); ++p) {
       NodeId w;
       std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
       ports |= std::uint64_t{w == v} << (p + 1);
@@ -194,10 +201,10 @@ class Network {
       return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(four, self))))}
              << (from + 1);
     };
-    if (delta_ == 8) return four_at(0) | four_at(4);
-    for (; p + 4 <= delta_; p += 4) ports |= four_at(p);
+    if (delta_of() == 8) return four_at(0) | four_at(4);
+    for (; p + 4 <= delta_of(); p += 4) ports |= four_at(p);
 #endif
-    for (; p < delta_; ++p) {
+    for (; p < delta_of(); ++p) {
       NodeId w;
       std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
       ports |= std::uint64_t{w > u} << (p + 1);
@@ -207,12 +214,12 @@ class Network {
   /// Starts loading what adjacent(u, .) and adjacent_ports(u, .) read.
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1));
-    __builtin_prefetch(far_node(u, static_cast<Port>(delta_)));  // the far nodes may straddle two lines
+    __builtin_prefetch(far_node(u, static_cast<Port>(delta_of())));  // the far nodes may straddle two lines
   }
   /// Starts loading what link(u, ...) and the checks before it read and write.
   void prefetch_link(NodeId u) const {
     __builtin_prefetch(&port_sets_[u], 1), __builtin_prefetch(far_node(u, 1), 1);
-    __builtin_prefetch(far_port(u, static_cast<Port>(delta_)), 1);
+    __builtin_prefetch(far_port(u, static_cast<Port>(delta_of())), 1);
   }
   [[nodiscard]] std::uint64_t edges() const { return edges_; }
 
@@ -252,7 +259,7 @@ class Network {
   }
 
   // ---------------------------------------------------------------- channels
-  [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_ + p; }
+  [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_of() + p; }
   [[nodiscard]] std::uint16_t now16() const { return static_cast<std::uint16_t>(now_); }
   [[nodiscard]] std::uint16_t age_of(const Stored& m) const { return static_cast<std::uint16_t>(now16() - m.stamp); }
   [[nodiscard]] unsigned count(NodeId u, Port p) const { return channels_[channel(u, p)].count; }
@@ -360,7 +367,7 @@ class Network {
   /// Whether any message waits in u's channels, receivable now or not (one sent in the current
   /// tick is not yet).
   [[nodiscard]] bool has_messages(NodeId u) const {
-    for (Port p = 0; p <= delta_; ++p)
+    for (Port p = 0; p <= delta_of(); ++p)
       if (channels_[channel(u, p)].count != 0) return true;
     return false;
   }
@@ -369,16 +376,16 @@ class Network {
   /// back by the delivery rule.
   void receivable(NodeId u, const DelayRule& delay, Candidates& out) const {
     unsigned k = 0;
-    if (!delay.active && overflow_.empty() && ports_ * inline_slots <= 64) {
+    if (!delay.active && overflow_.empty() && ports_of() * inline_slots <= 64) {
       // The common case, without branches on the (unpredictable) channel contents: every channel
       // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
       // was not sent in the current tick. Same candidates, in the same order, as the general loop.
-      const std::uint64_t mask = receivable_mask_(&channels_[channel(u, 0)], now16());
+      const std::uint64_t mask = receivable_of(&channels_[channel(u, 0)], now16());
       out.masked = true, out.mask = mask;
       out.k = core::PortSet<std::uint64_t>(mask).size();
       return;
     }
-    for (Port p = 0; p <= delta_; ++p) {
+    for (Port p = 0; p <= delta_of(); ++p) {
       const std::size_t c = channel(u, p);
       for (unsigned i = 0; i < channels_[c].count && k < out.slots.size(); ++i) {
         const std::uint16_t age = age_of(stored(c, i));
@@ -408,11 +415,11 @@ class Network {
   }
   /// The end of w's far ends' record (5 * Delta bytes: it often straddles two lines), which a
   /// delivery reads with deferred writes (the sender's port, for its `outgoing`).
-  void prefetch_far_ports(NodeId w) const { __builtin_prefetch(far_port(w, static_cast<Port>(delta_))); }
+  void prefetch_far_ports(NodeId w) const { __builtin_prefetch(far_port(w, static_cast<Port>(delta_of()))); }
   /// w's own channels alone (what a pipelined round's choosing thread reads of w's records).
   void prefetch_channels(NodeId w) const {
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
-    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_ - 1), 1);
+    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_of() - 1), 1);
   }
   /// w's neighbour ports and detector (one record), for an engine that takes nodes in a random
   /// order (the semi-synchronous scan reads them in order, where this would only cost time).
@@ -596,9 +603,9 @@ class Network {
   static constexpr unsigned entry_shift = 9;
   static constexpr unsigned entry_message = 0, entry_outgoing_delivered = 1;
 
-  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * ports_; }
+  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * ports_of(); }
   [[nodiscard]] std::uint32_t entry(NodeId owner, Port p, unsigned payload) const {
-    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_ + p;
+    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_of() + p;
     return static_cast<std::uint32_t>(in_block << entry_shift | payload);
   }
   /// A write into owner's channel on port p (its payload as an entry's): made now or later.
@@ -753,9 +760,21 @@ class Network {
   }
 
   NodeId n_;
-  unsigned delta_, ports_;
+  unsigned delta_, ports_;  ///< runtime values; read through delta_of() and ports_of()
+  std::size_t far_stride_;  ///< far ends' bytes per node; read through far_stride_of()
+  [[nodiscard]] constexpr unsigned delta_of() const {
+    if constexpr (FixedDelta != 0) return FixedDelta;
+    return delta_;
+  }
+  [[nodiscard]] constexpr unsigned ports_of() const { return delta_of() + 1; }
+  [[nodiscard]] constexpr std::size_t far_stride_of() const { return std::size_t{5} * delta_of(); }
   /// The candidate mask for this many ports (used while they fit one 64-bit mask).
   const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
+  [[nodiscard]] std::uint64_t receivable_of(const Channel* ch, std::uint16_t now) const {
+    if constexpr (FixedDelta != 0 && (FixedDelta + 1) * inline_slots <= 64)
+      return receivable_mask_of<FixedDelta + 1>(ch, now);
+    return receivable_mask_(ch, now);
+  }
   /// A node's two port sets side by side: an execution reads both, so one cache miss, not two.
   struct PortSets {
     Word neighbours = 0;  ///< ports with an edge
@@ -765,19 +784,18 @@ class Network {
   /// Per node, the far ends of its ports 1..Delta: Delta node numbers (4 bytes each, unaligned)
   /// and then Delta port numbers, in one record of 5 * Delta bytes, so that a send finds a
   /// neighbour's number and port in the same line or two (they were two arrays, two misses).
-  std::size_t far_stride_ = std::size_t{5} * delta_;
   BigArray<std::uint8_t> far_ends_;
   [[nodiscard]] const std::uint8_t* far_node(NodeId u, Port p) const {
-    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * (p - 1)];
+    return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * (p - 1)];
   }
   [[nodiscard]] const std::uint8_t* far_port(NodeId u, Port p) const {
-    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * delta_ + (p - 1)];
+    return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * delta_of() + (p - 1)];
   }
   [[nodiscard]] std::uint8_t* far_port(NodeId u, Port p) {
-    return &far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * delta_ + (p - 1)];
+    return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * delta_of() + (p - 1)];
   }
   void set_peer(NodeId u, Port p, NodeId v) {
-    std::memcpy(&far_ends_[std::size_t{u} * far_stride_ + std::size_t{4} * (p - 1)], &v, sizeof v);
+    std::memcpy(&far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * (p - 1)], &v, sizeof v);
   }
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;

@@ -22,7 +22,7 @@
 namespace lmx::sim {
 
 /// What the summary reads from an engine at the end of its run.
-template <class Word>
+template <class Word, unsigned FixedDelta = 0>  // FixedDelta: the network's (network.hpp)
 struct RunRecord {
   const Scenario& scenario;
   NodeId nodes;
@@ -33,9 +33,9 @@ struct RunRecord {
   std::uint64_t rounds;   ///< rounds run
   bool stalled, interrupted;
   const BigArray<core::NodeState<Word>>& state;
-  const Network<Word>& net;
+  const Network<Word, FixedDelta>& net;
   const Workload& work;
-  const Monitors<Word>& monitors;
+  const Monitors<Word, FixedDelta>& monitors;
   const Metrics& metrics;
   std::size_t memory_bytes;
   double wall_seconds;
@@ -43,8 +43,8 @@ struct RunRecord {
 };
 
 /// The `lmx run --json` object (schema 1) of a finished run.
-template <class Word>
-nlohmann::json summarize(const RunRecord<Word>& r) {
+template <class Word, unsigned FixedDelta>
+nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
   using core::MessageKind;
   using nlohmann::json;
   json props = json::object();

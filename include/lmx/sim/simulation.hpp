@@ -52,6 +52,10 @@ struct RunOptions {
   /// Defer writes into other nodes' channels within a semi-synchronous round (faster, same
   /// results; off only to compare, see docs/simulator.md).
   bool defer_writes = true;
+  /// With Delta = 8 (the default scenario's and `lmx bench`'s), run the engine built for that Delta,
+  /// whose port count is a constant of its code (about 2 % fewer instructions; same results; off
+  /// only to compare, see docs/performance.md).
+  bool fixed_delta = true;
   /// log2 of the nodes per block of deferred writes (at most 14, the default; tests set less).
   unsigned scan_block_shift = 14;
   /// Checked before every round: once true, the run ends as interrupted (Ctrl-C in `lmx run`).
@@ -156,6 +160,9 @@ class Engine {
   /// the round before (RunOptions::threads); measures the simulator, not the run, which is the
   /// same without.
   [[nodiscard]] virtual std::uint64_t schedules_planned_ahead() const = 0;
+  /// The Delta this engine's code was built for (RunOptions::fixed_delta), or 0 for the engine of
+  /// any Delta; measures the simulator, not the run, which is the same either way.
+  [[nodiscard]] virtual unsigned compiled_delta() const = 0;
   /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
