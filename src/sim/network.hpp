@@ -98,7 +98,8 @@ using WriteList = BasicWriteList<std::uint32_t>;
 /// `FixedDelta`: 0, or the Delta of every network of this type, known at compile time (the
 /// engine's Delta = 8 instantiation): the port count and the far ends' stride are then constants
 /// in every address, not members reloaded after each byte store (an `unsigned char` store may
-/// alias them). Same layout, same behaviour.
+/// alias them). Its far ends are packed (packed_far_ends): 4 * Delta bytes a node, not 5 * Delta.
+/// Same behaviour.
 template <class Word, unsigned FixedDelta = 0>
 class Network {
  public:
@@ -119,10 +120,13 @@ class Network {
         now_(now) {
     if (FixedDelta != 0 && delta != FixedDelta)
       throw std::logic_error("sim: a network for a fixed Delta built for another");
+    if (packed_far_ends && n > max_packed_nodes) throw std::logic_error("sim: too many nodes for packed far ends");
     port_sets_.assign(n_, PortSets{});
-    far_ends_.assign(std::size_t{n_} * far_stride_of(), std::uint8_t{0});
-    for (NodeId u = 0; u < n_; ++u)
-      for (Port p = 1; p <= delta_of(); ++p) set_peer(u, p, no_node);
+    // Packed, every byte 0xFF is every port free (the word ~0); else set_peer writes no_node.
+    far_ends_.assign(std::size_t{n_} * far_stride_of(), std::uint8_t{packed_far_ends ? 0xFF : 0});
+    if (!packed_far_ends)
+      for (NodeId u = 0; u < n_; ++u)
+        for (Port p = 1; p <= delta_of(); ++p) set_peer(u, p, no_node);
     channels_.assign(std::size_t{n_} * ports_of(), Channel{});
     if (keep_ids) id_.assign(std::size_t{n_} * ports_of() * inline_slots, std::uint64_t{0});
   }
@@ -146,9 +150,25 @@ class Network {
   [[nodiscard]] NodeId peer(NodeId u, Port p) const {
     NodeId v;
     std::memcpy(&v, far_node(u, p), sizeof v);
+    if constexpr (packed_far_ends) return unpacked_node(v);
     return v;
   }
-  [[nodiscard]] Port peer_port(NodeId u, Port p) const { return *far_port(u, p); }
+  [[nodiscard]] Port peer_port(NodeId u, Port p) const {
+    if constexpr (packed_far_ends) {
+      std::uint32_t w;
+      std::memcpy(&w, far_node(u, p), sizeof w);
+      return static_cast<Port>(w & port_mask);
+    }
+    return *far_port(u, p);
+  }
+  /// Whether the far ends are packed: one 32-bit word per port, the far node above 4 bits of far
+  /// port (a free port's word is ~0), for a Delta fixed at compile time below 16. A node's far ends
+  /// then fill 32 bytes at Delta = 8, half a line, where the node numbers and then the port numbers
+  /// took 40 and straddled two lines one node in two.
+  static constexpr bool packed_far_ends = FixedDelta != 0 && FixedDelta < 16;
+  /// The most nodes packed far ends hold: node numbers below 2^27, so that an arithmetic shift of
+  /// a word is its far node and that of a free port's word no_node.
+  static constexpr NodeId max_packed_nodes = NodeId{1} << 27;
   [[nodiscard]] Ports neighbours(NodeId u) const { return Ports(port_sets_[u].neighbours); }
   [[nodiscard]] Word neighbour_bits(NodeId u) const { return port_sets_[u].neighbours; }
   /// The disconnection detector's D of u.
@@ -169,7 +189,7 @@ class Network {
     // Four far nodes per comparison (all of them in two at Delta = 8, the default, unrolled).
     const __m128i target = _mm_set1_epi32(static_cast<int>(v));
     auto four_at = [&](unsigned from) {
-      const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(far + std::size_t{4} * from));
+      const __m128i four = far_nodes4(far + std::size_t{4} * from);
       return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, target))))}
              << (from + 1);
     };
@@ -178,11 +198,7 @@ class Network {
       ports |= four_at(p);
     }
 #endif
-    for (; p < delta_of(); ++p) {
-      NodeId w;
-      std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
-      ports |= std::uint64_t{w == v} << (p + 1);
-    }
+    for (; p < delta_of(); ++p) ports |= std::uint64_t{peer(u, static_cast<Port>(p + 1)) == v} << (p + 1);
     return v != no_node ? ports : 0;
   }
   /// The ports of u whose far node is above u, as bits (a free port's, no_node, is above every
@@ -196,38 +212,33 @@ class Network {
     const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
     const __m128i self = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(u)), flip);
     auto four_at = [&](unsigned from) {
-      const __m128i four =
-          _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(far + std::size_t{4} * from)), flip);
+      const __m128i four = _mm_xor_si128(far_nodes4(far + std::size_t{4} * from), flip);
       return std::uint64_t{static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(four, self))))}
              << (from + 1);
     };
     if (delta_of() == 8) return four_at(0) | four_at(4);
     for (; p + 4 <= delta_of(); p += 4) ports |= four_at(p);
 #endif
-    for (; p < delta_of(); ++p) {
-      NodeId w;
-      std::memcpy(&w, far + std::size_t{4} * p, sizeof w);
-      ports |= std::uint64_t{w > u} << (p + 1);
-    }
+    for (; p < delta_of(); ++p) ports |= std::uint64_t{peer(u, static_cast<Port>(p + 1)) > u} << (p + 1);
     return ports;
   }
   /// Starts loading what adjacent(u, .) and adjacent_ports(u, .) read.
   void prefetch_adjacency(NodeId u) const {
     __builtin_prefetch(&port_sets_[u]), __builtin_prefetch(far_node(u, 1));
-    __builtin_prefetch(far_node(u, static_cast<Port>(delta_of())));  // the far nodes may straddle two lines
+    // Unpacked, the far nodes may straddle two lines; packed at Delta = 8, they fill half of one.
+    if constexpr (!packed_far_ends) __builtin_prefetch(far_node(u, static_cast<Port>(delta_of())));
   }
   /// Starts loading what link(u, ...) and the checks before it read and write.
   void prefetch_link(NodeId u) const {
     __builtin_prefetch(&port_sets_[u], 1), __builtin_prefetch(far_node(u, 1), 1);
-    __builtin_prefetch(far_port(u, static_cast<Port>(delta_of())), 1);
+    if constexpr (!packed_far_ends) __builtin_prefetch(far_port(u, static_cast<Port>(delta_of())), 1);
   }
   [[nodiscard]] std::uint64_t edges() const { return edges_; }
 
   /// Establishes edge {u, v} on port pu of u and pv of v (both free).
   void link(NodeId u, Port pu, NodeId v, Port pv) {
     flush_deferred();
-    set_peer(u, pu, v), *far_port(u, pu) = pv;
-    set_peer(v, pv, u), *far_port(v, pv) = pu;
+    set_far_end(u, pu, v, pv), set_far_end(v, pv, u, pu);
     port_sets_[u].neighbours = static_cast<Word>(port_sets_[u].neighbours | (Word{1} << pu));
     port_sets_[v].neighbours = static_cast<Word>(port_sets_[v].neighbours | (Word{1} << pv));
     // A free port's channel and copy are empty (a cut empties both) unless a test injected
@@ -415,7 +426,10 @@ class Network {
   }
   /// The end of w's far ends' record (5 * Delta bytes: it often straddles two lines), which a
   /// delivery reads with deferred writes (the sender's port, for its `outgoing`).
-  void prefetch_far_ports(NodeId w) const { __builtin_prefetch(far_port(w, static_cast<Port>(delta_of()))); }
+  /// Packed far ends hold the ports in the words prefetch_own loads: nothing more to load.
+  void prefetch_far_ports(NodeId w) const {
+    if constexpr (!packed_far_ends) __builtin_prefetch(far_port(w, static_cast<Port>(delta_of())));
+  }
   /// w's own channels alone (what a pipelined round's choosing thread reads of w's records).
   void prefetch_channels(NodeId w) const {
     const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
@@ -767,7 +781,9 @@ class Network {
     return delta_;
   }
   [[nodiscard]] constexpr unsigned ports_of() const { return delta_of() + 1; }
-  [[nodiscard]] constexpr std::size_t far_stride_of() const { return std::size_t{5} * delta_of(); }
+  [[nodiscard]] constexpr std::size_t far_stride_of() const {
+    return std::size_t{packed_far_ends ? 4u : 5u} * delta_of();
+  }
   /// The candidate mask for this many ports (used while they fit one 64-bit mask).
   const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
   [[nodiscard]] std::uint64_t receivable_of(const Channel* ch, std::uint16_t now) const {
@@ -783,20 +799,45 @@ class Network {
   BigArray<PortSets> port_sets_;
   /// Per node, the far ends of its ports 1..Delta: Delta node numbers (4 bytes each, unaligned)
   /// and then Delta port numbers, in one record of 5 * Delta bytes, so that a send finds a
-  /// neighbour's number and port in the same line or two (they were two arrays, two misses).
+  /// neighbour's number and port in the same line or two (they were two arrays, two misses);
+  /// packed (packed_far_ends), Delta words of 4 bytes.
   BigArray<std::uint8_t> far_ends_;
   [[nodiscard]] const std::uint8_t* far_node(NodeId u, Port p) const {
     return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * (p - 1)];
   }
+  /// Unpacked far ends only: the byte of port p's far port.
   [[nodiscard]] const std::uint8_t* far_port(NodeId u, Port p) const {
     return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * delta_of() + (p - 1)];
   }
   [[nodiscard]] std::uint8_t* far_port(NodeId u, Port p) {
     return &far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * delta_of() + (p - 1)];
   }
+  /// Port p's far node, unpacked; packed, only no_node (a free port's word, ~0).
   void set_peer(NodeId u, Port p, NodeId v) {
     std::memcpy(&far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * (p - 1)], &v, sizeof v);
   }
+  void set_far_end(NodeId u, Port p, NodeId v, Port pv) {
+    if constexpr (packed_far_ends) {
+      const std::uint32_t w = v << port_bits | pv;
+      std::memcpy(&far_ends_[std::size_t{u} * far_stride_of() + std::size_t{4} * (p - 1)], &w, sizeof w);
+    } else {
+      set_peer(u, p, v), *far_port(u, p) = pv;
+    }
+  }
+  static constexpr unsigned port_bits = 4;
+  static constexpr std::uint32_t port_mask = (1u << port_bits) - 1;
+  /// A packed word's far node: no_node for a free port's ~0.
+  [[nodiscard]] static NodeId unpacked_node(std::uint32_t w) {
+    return static_cast<NodeId>(static_cast<std::int32_t>(w) >> port_bits);
+  }
+#if defined(__SSE2__)
+  /// Four far nodes from `at` (ports p..p+3), unpacked.
+  [[nodiscard]] static __m128i far_nodes4(const std::uint8_t* at) {
+    const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    if constexpr (packed_far_ends) return _mm_srai_epi32(four, port_bits);
+    return four;
+  }
+#endif
   BigArray<Channel> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;

@@ -27,7 +27,9 @@ std::size_t state_bytes(unsigned delta) {
 std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned threads) {
   const double n = s.nodes, delta = s.delta, word = core::register_bits_for(s.delta) / 8.0;
   // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
-  double per_node = double(state_bytes(s.delta)) + 3 * word + 4 * delta + delta + 8 * (delta + 1) + 16 + 4 + 1;
+  // The far ends: 5 bytes a port, 4 in the engine built for Delta = 8 (network.hpp, packed_far_ends).
+  const double far_ends = (s.delta == 8 ? 4 : 5) * delta;
+  double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 4 + 1;
   if (tracing) per_node += 16 * (delta + 1);              // message ids
   if (s.engine == EngineKind::async) per_node += 32;      // the executions' queue
   if (s.engine == EngineKind::semi_sync) per_node += 16;  // deferred writes, at their cap
