@@ -27,7 +27,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 Scenario scenario_of(const Case& c, unsigned delta = 8) {
   Scenario s;
-  s.name = c.name, s.nodes = 700, s.rounds = 40, s.seed = 5, s.delta = delta;
+  s.name = c.name, s.nodes = 500, s.rounds = 30, s.seed = 5, s.delta = delta;
   s.engine = kind_from_word<EngineKind>(c.engine).value();
   EXPECT_TRUE(core::parse_variant(c.variant, s.variant)) << c.variant;
   s.activation.kind = ActivationKind::random, s.activation.p = 0.5;
