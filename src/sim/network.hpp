@@ -113,7 +113,6 @@ class Network {
       : n_(n),
         delta_(delta),
         ports_(delta + 1),
-        far_stride_(std::size_t{5} * delta),
         block_shift_(std::min(14u, block_shift)),
         keep_outgoing_(defer_writes),
         deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n} * 2)),
@@ -775,7 +774,6 @@ class Network {
 
   NodeId n_;
   unsigned delta_, ports_;  ///< runtime values; read through delta_of() and ports_of()
-  std::size_t far_stride_;  ///< far ends' bytes per node; read through far_stride_of()
   [[nodiscard]] constexpr unsigned delta_of() const {
     if constexpr (FixedDelta != 0) return FixedDelta;
     return delta_;
