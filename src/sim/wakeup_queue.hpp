@@ -29,6 +29,7 @@ class WakeupQueue {
   /// `window`: ticks after the current one that a start may lie at without going to the heap.
   explicit WakeupQueue(std::uint32_t window) : buckets_(std::bit_ceil(std::size_t{window} + 1)) {
     mask_ = buckets_.size() - 1;
+    occupied_.assign((buckets_.size() + 63) / 64, 0);
   }
 
   void push(std::uint64_t t, NodeId u) {
@@ -39,6 +40,7 @@ class WakeupQueue {
       return;
     }
     auto& b = buckets_[t & mask_];
+    if (b.empty()) set_occupied(t & mask_);  // a full ring's buckets rarely are: no store then
     ++held_;
     if (t == base_ && sorted_) {  // the bucket being taken is kept in descending order
       b.insert(std::upper_bound(b.begin(), b.end(), u, std::greater<>()), u);
@@ -75,7 +77,7 @@ class WakeupQueue {
       // before it is sorted, so that the counts cover every start of the tick.
       if (!sorted_ && counting())
         while (!outside_.empty() && outside_.top().first == base_)
-          b.push_back(outside_.top().second), ++held_, outside_.pop();
+          b.push_back(outside_.top().second), ++held_, outside_.pop(), set_occupied(base_ & mask_);
       if (!b.empty()) {
         if (!sorted_) {
           sort_descending(b), sorted_ = true;
@@ -97,7 +99,15 @@ class WakeupQueue {
         advance(next);
         continue;
       }
-      advance(base_ + 1);
+      // The ring holds starts, none at this tick: go to the next tick whose bucket holds one, or
+      // to the next start in the heap, or to end, whichever comes first. The buckets in between
+      // are empty, so this is stepping one tick at a time, without visiting each empty bucket (a
+      // few nodes over a window of a round's ticks left ~(ticks / n) of them between two starts).
+      // (A full ring, 10^5 nodes and more, holds a start at the next tick: no search then.)
+      std::uint64_t next = buckets_[(base_ + 1) & mask_].empty() ? next_held_tick() : base_ + 1;
+      next = std::min(end, next);
+      if (!outside_.empty()) next = std::min(next, outside_.top().first);
+      advance(next);
     }
   }
 
@@ -147,7 +157,7 @@ class WakeupQueue {
   [[nodiscard]] std::size_t bytes() const {
     std::size_t total = buckets_.size() * sizeof(std::vector<NodeId>) + outside_.size() * 16;
     for (const auto& b : buckets_) total += b.capacity() * sizeof(NodeId);
-    total += scratch_.capacity() * sizeof(NodeId) + remaining_.bytes();
+    total += scratch_.capacity() * sizeof(NodeId) + remaining_.bytes() + occupied_.size() * 8;
     return total;
   }
 
@@ -161,6 +171,11 @@ class WakeupQueue {
       std::sort(b.begin(), b.end(), std::greater<>());
       return;
     }
+    radix_descending(b);
+  }
+  /// Out of line: its counters (4 KiB on the stack) would otherwise be part of pop_before's frame,
+  /// which a sanitized build then poisons and clears at every call.
+  void radix_descending(std::vector<NodeId>& b) {
     NodeId any = 0;
     for (const NodeId u : b) any |= u;
     scratch_.resize(b.size());
@@ -178,7 +193,32 @@ class WakeupQueue {
 
   /// The ring's buckets below `to` are empty: move the window so that it starts at `to`. Starts
   /// held in the heap whose ticks now fall inside the window stay there (pop_before looks at both).
-  void advance(std::uint64_t to) { base_ = to, sorted_ = false; }
+  void advance(std::uint64_t to) {
+    const std::size_t i = base_ & mask_;  // the bucket being left, empty
+    occupied_[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+    base_ = to, sorted_ = false;
+  }
+
+  void set_occupied(std::size_t i) { occupied_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+
+  /// The tick of the first bucket after the one being taken that holds a start (one must: the
+  /// ring holds starts and the current bucket is empty). The ring's buckets, read from the one
+  /// after base_ round to the one before it, are in tick order.
+  [[gnu::noinline]] [[nodiscard]] std::uint64_t next_held_tick() const {
+    const std::size_t from = (base_ + 1) & mask_;
+    std::size_t found = first_occupied(from, buckets_.size());
+    if (found == buckets_.size()) found = first_occupied(0, from);
+    return base_ + ((found - base_) & mask_);
+  }
+  /// The first bucket in [from, to) whose bit is set, or `to`.
+  [[nodiscard]] std::size_t first_occupied(std::size_t from, std::size_t to) const {
+    for (std::size_t i = from; i < to;) {
+      const std::uint64_t bits = occupied_[i >> 6] >> (i & 63);
+      if (bits != 0) return std::min(to, i + static_cast<std::size_t>(std::countr_zero(bits)));
+      i = (i | 63) + 1;
+    }
+    return to;
+  }
 
   void flush_later() {
     for (unsigned i = 0; i < delayed_; ++i) push(later_[i].first, later_[i].second);
@@ -198,6 +238,10 @@ class WakeupQueue {
   std::uint64_t base_ = 0;  ///< the tick of the bucket being taken; every bucket before it is empty
   bool sorted_ = false;     ///< that bucket has been sorted (descending: the smallest node is last)
   std::size_t held_ = 0;    ///< starts in the ring
+  /// One bit per bucket, set while it holds starts (the bucket being taken may keep its bit after
+  /// its last start is taken; advance clears it), so that pop_before skips empty buckets a word
+  /// at a time.
+  std::vector<std::uint64_t> occupied_;
   /// count_remaining's counts: the nodes of the sorted bucket being taken, per slot of v & mask.
   TickCounts remaining_;
   std::array<std::pair<std::uint64_t, NodeId>, 2> later_{};  ///< push_later's delayed pushes, oldest first

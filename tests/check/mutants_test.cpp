@@ -186,7 +186,10 @@ TEST(MutantsSymmetry, ReductionGivesTheSameVerdictsAsTheFullSearch) {
         if (inst.nodes == 3 && m != Mutant::none) continue;  // 3 nodes: both variants, unmutated
         inst.variant = variant;
         lmx::check::Options opt;
-        opt.max_states = 2'000'000;
+        // Above every complete search here (the 3-node ones store < 370k states without the
+        // reduction). skip-cleanup-in-receive-prepare under recurring Lock calls never ends: both
+        // searches stop at this bound, and must agree there too (both fail, with four findings).
+        opt.max_states = 500'000;
         const auto reduced = lmx::check::check(inst, opt);
         opt.symmetry = false;
         const auto full = lmx::check::check(inst, opt);

@@ -191,7 +191,10 @@ TEST(ThreadsSchedule, AStaticGraphsRoundsAreScheduledAheadOnASecondThread) {
 }
 
 TEST(ThreadsTrace, TheTraceLinesAreTheSame) {
-  const Scenario s = moving("async", "static");
+  // Ten rounds: every line is written out, the cost of this test (the runs' hashes over all
+  // thirty are compared above).
+  Scenario s = moving("async", "static");
+  s.rounds = 10;
   const Outcome one = run_with(s, 1, true), two = run_with(s, 2, true);
   EXPECT_GT(two.planned_ahead, 0u);
   EXPECT_FALSE(one.trace.empty());

@@ -67,6 +67,21 @@ TEST(WakeupQueue, TheEnginesPatternInHeapOrder) {
             [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 1024 + rng() % 1024; });
 }
 
+// A few nodes over a wide window leave most buckets empty: pop_before skips them by the buckets'
+// bits, across the ring's wrap and its 64-bucket words, and must still take the heap's order.
+TEST(WakeupQueue, FewNodesOverAWideWindowInHeapOrder) {
+  for (const NodeId n : {NodeId{1}, NodeId{2}, NodeId{7}})
+    for (const std::uint32_t window : {16u, 100u, 2048u})
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        const std::uint64_t ticks = (window + 1) / 2;
+        compare(n, static_cast<std::uint32_t>(ticks), window, 60, seed,
+                [ticks](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % ticks + rng() % ticks; });
+        compare(
+            n, static_cast<std::uint32_t>(ticks), window, 60, seed,
+            [ticks](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % ticks + rng() % ticks; }, true);
+      }
+}
+
 // The engine's pushes are delayed by two (push_later): the same order, in each pattern.
 TEST(WakeupQueue, DelayedPushesKeepTheHeapOrder) {
   auto engine = [](std::uint64_t t, std::mt19937_64& rng) { return t + 1 + rng() % 1024 + rng() % 1024; };
