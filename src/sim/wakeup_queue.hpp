@@ -173,8 +173,7 @@ class WakeupQueue {
     }
     radix_descending(b);
   }
-  /// Out of line: its counters (4 KiB on the stack) would otherwise be part of pop_before's frame,
-  /// which a sanitized build then poisons and clears at every call.
+  /// sort_descending for a bucket of radix_from nodes or more.
   void radix_descending(std::vector<NodeId>& b) {
     NodeId any = 0;
     for (const NodeId u : b) any |= u;
