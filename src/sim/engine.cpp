@@ -178,8 +178,8 @@ class EngineImpl final : public Engine {
   [[nodiscard]] std::uint64_t schedules_planned_ahead() const override { return schedules_planned_ahead_; }
   [[nodiscard]] unsigned compiled_delta() const override { return FixedDelta; }
   void inject_lock_port(NodeId u, Port p) override {
-    state_.at(u).lock_port = p;
-    if (monitors_.viewing()) monitors_.view(u, p, state_[u].state == InitiatorState::locked);
+    state_.set_lock_port(u, p);
+    if (monitors_.viewing()) monitors_.view(u, p, state_.initiator(u) == InitiatorState::locked);
     monitors_.lock_changed(u);
   }
   void inject_detector(NodeId u, std::uint64_t ports) override {
@@ -236,7 +236,7 @@ class EngineImpl final : public Engine {
   [[nodiscard]] NodeId peer(NodeId u, Port p) const { return net_.peer(u, p); }
   [[nodiscard]] Port peer_port(NodeId u, Port p) const { return net_.peer_port(u, p); }
   [[nodiscard]] bool requesting(NodeId u) const { return work_.app(u).phase == AppPhase::requesting; }
-  [[nodiscard]] bool in_win(NodeId u) const { return state_[u].state == InitiatorState::win; }
+  [[nodiscard]] bool in_win(NodeId u) const { return state_.initiator(u) == InitiatorState::win; }
   bool connect_random(NodeId u, NodeId v) {
     if (u == v || net_.adjacent(u, v)) return false;
     const Port pu = dynamics_.random_free_port(net_.free_ports(u)), pv = dynamics_.random_free_port(net_.free_ports(v));
@@ -284,22 +284,22 @@ class EngineImpl final : public Engine {
   // ---------------------------------------------------------------- activation
   [[nodiscard]] bool call_due(NodeId u) const {
     const App& a = work_.app(u);
-    return (a.phase == AppPhase::wait_lock && a.timer <= now_ && state_[u].state == InitiatorState::idle) ||
-           (a.phase == AppPhase::wait_unlock && a.timer <= now_ && state_[u].state == InitiatorState::locked);
+    return (a.phase == AppPhase::wait_lock && a.timer <= now_ && state_.initiator(u) == InitiatorState::idle) ||
+           (a.phase == AppPhase::wait_unlock && a.timer <= now_ && state_.initiator(u) == InitiatorState::locked);
   }
   /// Whether running CleanUp would change anything (with D empty it is often a no-op, which is
   /// equivalent to not executing it; the adversary skips those and the stall monitor ignores them).
   /// Decided from the state (core::clean_up_changes_without_d; tests/core/guards_test.cpp checks
   /// it against a trial execution of the core).
-  [[nodiscard]] bool clean_up_changes(NodeId u) const {
-    return !net_.detector(u).empty() || core::clean_up_changes_without_d(state_[u]);
+  [[nodiscard, gnu::always_inline]] bool clean_up_changes(NodeId u, const State& s) const {
+    return !net_.detector(u).empty() || core::clean_up_changes_without_d(s);
   }
   [[nodiscard]] core::Context<Word> context(NodeId u) const { return {net_.detector(u), net_.neighbours(u)}; }
 
-  /// Guarded actions of u that would change its state.
-  [[nodiscard]] core::ActionSet useful_guarded(NodeId u) const {
-    core::ActionSet set = core::guards_holding(state_[u], sc_.variant);  // the core's guards, inline
-    if (set.contains(Action::clean_up) && !clean_up_changes(u)) set.erase(Action::clean_up);
+  /// Guarded actions of u (whose variables are s) that would change its state.
+  [[nodiscard, gnu::always_inline]] core::ActionSet useful_guarded(NodeId u, const State& s) const {
+    core::ActionSet set = core::guards_holding(s, sc_.variant);  // the core's guards, inline
+    if (set.contains(Action::clean_up) && !clean_up_changes(u, s)) set.erase(Action::clean_up);
     return set;
   }
 
@@ -317,12 +317,13 @@ class EngineImpl final : public Engine {
 
   /// The adversary picks one enabled action of u uniformly (a due application call, a guarded
   /// action, or a message delivery). Reads u's state, channels and application record, and draws
-  /// from the activation and delivery streams only; writes nothing else.
-  [[gnu::always_inline]] Choice choose(NodeId u) {
+  /// from the activation and delivery streams only; writes nothing else. `s`: u's variables
+  /// (NodeStates::get), unpacked once for the choice and the core's step that follows it.
+  [[gnu::always_inline]] Choice choose(NodeId u, const State& s) {
     Candidates candidates;
     net_.receivable(u, delivery_.rule(), candidates);
     const unsigned k = candidates.k;
-    const core::ActionSet guarded = useful_guarded(u);
+    const core::ActionSet guarded = useful_guarded(u, s);
     const bool call = call_due(u);
     const unsigned options = guarded.size() + (k ? 1u : 0u) + (call ? 1u : 0u);
     Choice c{u, Choice::idle, 0, 0};
@@ -350,27 +351,28 @@ class EngineImpl final : public Engine {
     return c;
   }
   /// Carries out a choice that is not idle.
-  [[gnu::always_inline]] void perform(const Choice& c) {
-    if (c.what == Choice::call) return app_call(c.u);
-    if (c.what == Choice::deliver) return deliver(c.u, Slot{c.port, c.slot});
-    execute(c.u, core::Activation{static_cast<Action>(c.what - Choice::guarded)}, nullptr);
+  [[gnu::always_inline]] void perform(const Choice& c, State& s) {
+    if (c.what == Choice::call) return app_call(c.u, s);
+    if (c.what == Choice::deliver) return deliver(c.u, Slot{c.port, c.slot}, s);
+    execute(c.u, core::Activation{static_cast<Action>(c.what - Choice::guarded)}, nullptr, s);
   }
   /// One activation of u. Returns false if u has nothing enabled.
   bool activate(NodeId u) {
-    const Choice c = choose(u);
+    State s = state_.get(u);
+    const Choice c = choose(u, s);
     if (c.what == Choice::idle) return false;
-    perform(c);
+    perform(c, s);
     return true;
   }
 
-  void deliver(NodeId u, Slot chosen) {
+  void deliver(NodeId u, Slot chosen, State& s) {
     const Stored m = net_.stored(net_.channel(u, chosen.port), chosen.index);
     net_.remove(u, chosen.port, chosen.index);
     const core::Decoded d = decoded_[m.byte];
     if (!d.ok()) [[unlikely]]
       return monitors_.malformed(u, chosen.port, m.byte, d.error);
     ++metrics_.received;
-    execute_inline(u, receipt(d, chosen.port), &m);
+    execute_inline(u, receipt(d, chosen.port), &m, s);
   }
   /// The Receive action of a decoded message that arrived on `port`.
   [[gnu::always_inline]] static core::Activation receipt(const core::Decoded& d, Port port) {
@@ -382,7 +384,7 @@ class EngineImpl final : public Engine {
     return act;
   }
 
-  void app_call(NodeId u) { execute(u, core::Activation{app_call_records(u)}, nullptr); }
+  void app_call(NodeId u, State& s) { execute(u, core::Activation{app_call_records(u)}, nullptr, s); }
   /// The records of u's due application call, made before its action (Lock or Unlock), which
   /// this returns.
   Action app_call_records(NodeId u) {
@@ -416,19 +418,19 @@ class EngineImpl final : public Engine {
     ParticipantPhase after_phase{};
   };
 
-  void execute(NodeId u, const core::Activation& act, const Stored* msg) { execute_inline(u, act, msg); }
+  void execute(NodeId u, const core::Activation& act, const Stored* msg, State& s) { execute_inline(u, act, msg, s); }
   /// execute, inlined where most actions come from (a delivery): the call and its register
   /// saves were about 3 % of an action's instructions.
-  [[gnu::always_inline]] void execute_inline(NodeId u, const core::Activation& act, const Stored* msg) {
+  [[gnu::always_inline]] void execute_inline(NodeId u, const core::Activation& act, const Stored* msg, State& s) {
     Outcome o;
     o.act = act;
-    run_core(u, o);
+    run_core(u, o, s);
     record_outcome(u, o, msg);
   }
   /// The core's action `o.act` at u (Algorithms 1-3): u's state and detector change, and the
-  /// priority stream is drawn from. Nothing else is written.
-  [[gnu::always_inline]] void run_core(NodeId u, Outcome& o) {
-    State& s = state_[u];
+  /// priority stream is drawn from. Nothing else is written. `s`: u's variables as the choice
+  /// read them (the core steps on its own layout; a packed record is written back below).
+  [[gnu::always_inline]] void run_core(NodeId u, Outcome& o, State& s) {
     o.before_lock = s.lock_port, o.before_state = s.state;
     const core::Context<Word> ctx = context(u);
     o.disconnected = ctx.disconnected.bits();
@@ -442,6 +444,7 @@ class EngineImpl final : public Engine {
       protocol_.step_into(s, o.act, ctx, core::PriorityDraw::from(draw), o.fx);
     if (o.fx.status == core::Status::ok) net_.set_detector(u, Ports{});  // the snapshot was consumed by this action
     o.after_lock = s.lock_port, o.after_state = s.state, o.after_phase = s.phase;
+    state_.put(u, s);
   }
   /// The rest of an activation of u, after its core step: its counts, trace event, sends, monitors
   /// and completions.
@@ -466,7 +469,7 @@ class EngineImpl final : public Engine {
     log({now_, EvKind::act, static_cast<std::uint8_t>(o.act.action), o.act.port, msg_byte, u,
          static_cast<std::uint32_t>(o.after_lock) | (static_cast<std::uint32_t>(o.after_state) << 8) |
              (static_cast<std::uint32_t>(o.after_phase) << 16)});
-    if (trace_.enabled()) trace_.act(u, o.act, msg != nullptr, msg ? msg->id : 0, Ports(o.disconnected), state_[u]);
+    if (trace_.enabled()) trace_.act(u, o.act, msg != nullptr, msg ? msg->id : 0, Ports(o.disconnected), state_.get(u));
 
     for (unsigned g = 0; g < fx.send_count; ++g) send(u, fx.sends[g]);
     if (fx.port_sent_twice) monitors_.send_twice(u, o.act.action, fx);
@@ -581,7 +584,7 @@ class EngineImpl final : public Engine {
       // and changes nothing but timing.
       load_ahead(u, prefetched, [this](NodeId w) {
         net_.prefetch(w);
-        __builtin_prefetch(&state_[w], 1);
+        __builtin_prefetch(state_.address(w), 1);
       });
       const bool acted = activate(static_cast<NodeId>(u));
       if (lines && !acted) trace_.idle(static_cast<NodeId>(u));
@@ -643,7 +646,8 @@ class EngineImpl final : public Engine {
 
   /// The choosing thread's part of an activation of u.
   [[gnu::always_inline]] void prepare(NodeId u, Prepared& r) {
-    r.c = choose(u);
+    State s = state_.get(u);
+    r.c = choose(u, s);
     switch (r.c.what) {
       case Choice::idle: return;
       case Choice::call:
@@ -662,7 +666,7 @@ class EngineImpl final : public Engine {
       }
       default: r.o.act = core::Activation{static_cast<Action>(r.c.what - Choice::guarded)};
     }
-    run_core(u, r.o);
+    run_core(u, r.o, s);
   }
   /// This thread's part, in the order the one-thread activation makes it.
   [[gnu::always_inline]] void finish(const Prepared& r) {
@@ -769,7 +773,7 @@ class EngineImpl final : public Engine {
         // which only the recording thread reads).
         load_ahead(u, prefetched, [this](NodeId w) {
           net_.prefetch_channels(w);
-          __builtin_prefetch(&state_[w], 1);
+          __builtin_prefetch(state_.address(w), 1);
         });
         prepare(static_cast<NodeId>(u), prepared[count]);
         ++count;  // after: a record is published whole
@@ -862,9 +866,11 @@ class EngineImpl final : public Engine {
   // docs/performance.md has the gain of each step.
   [[gnu::always_inline]] void load_own_records(NodeId w) {
     net_.prefetch_own(w), net_.prefetch_port_sets(w);
-    // The state's both ends: a 30-byte state straddles two cache lines about half the time.
-    const char* state = reinterpret_cast<const char*>(&state_[w]);
-    __builtin_prefetch(state, 1), __builtin_prefetch(state + sizeof(State) - 1, 1);
+    // The state's both ends: a 30-byte state straddles two cache lines about half the time (a
+    // packed one, 16 bytes at 16-byte places, never does).
+    const char* state = reinterpret_cast<const char*>(state_.address(w));
+    __builtin_prefetch(state, 1);
+    if constexpr (sizeof(*state_.address(w)) > 16) __builtin_prefetch(state + sizeof(*state_.address(w)) - 1, 1);
     __builtin_prefetch(&work_.app(w), 1);
   }
   [[gnu::always_inline]] void load_far_records(NodeId w, bool deferring) {
@@ -997,9 +1003,8 @@ class EngineImpl final : public Engine {
 
   // ---------------------------------------------------------------- summary
   [[nodiscard]] std::size_t memory_bytes() const {
-    return state_.capacity() * sizeof(State) + net_.bytes() + work_.bytes() + monitors_.bytes() + dynamics_.bytes() +
-           scheduler_.bytes() + schedules_[0].bytes() + schedules_[1].bytes() + tick_counts_.bytes() +
-           prepared_peak_ * sizeof(Prepared);
+    return state_.bytes() + net_.bytes() + work_.bytes() + monitors_.bytes() + dynamics_.bytes() + scheduler_.bytes() +
+           schedules_[0].bytes() + schedules_[1].bytes() + tick_counts_.bytes() + prepared_peak_ * sizeof(Prepared);
   }
 
   json summary();
@@ -1088,7 +1093,7 @@ class EngineImpl final : public Engine {
   std::vector<std::uint64_t> dormant_until_;         ///< the end of a dormant node's last execution
   std::uint64_t horizon_ = sc_.effective_horizon();  ///< P7's, in rounds
   std::uint32_t now_ = 0;                            ///< the clock, in ticks (tpr_ per round)
-  BigArray<State> state_;                            ///< Table 1's variables of every node
+  EngineStates<Word, FixedDelta> state_;             ///< Table 1's variables of every node (node_states.hpp)
   // In a pipelined round the choosing thread writes the activation, delivery and priority streams
   // and the recording thread the trace writer, the counts and the monitors, each on cache lines of
   // its own (alignas): a line both wrote moved between the cores at every action. The same holds

@@ -74,7 +74,7 @@ void EngineImpl<Word, FixedDelta>::move(NodeId u, double x, double y) {
 
 template <class Word, unsigned FixedDelta>
 NodeView EngineImpl<Word, FixedDelta>::node(NodeId u) const {
-  const State& s = state_.at(u);
+  const State s = state_.at(u);
   NodeView v;
   v.lock_port = s.lock_port, v.state = s.state, v.phase = s.phase;
   v.lock_set = s.lock_set.bits(), v.replied = s.replied.bits();
@@ -96,10 +96,10 @@ void EngineImpl<Word, FixedDelta>::inject_message(NodeId u, Port port, std::uint
 template <class Word, unsigned FixedDelta>
 std::string EngineImpl<Word, FixedDelta>::paper_lock_set(NodeId u) const {
   std::vector<NodeId> set;
-  if (state_[u].lock_port == core::self_port) set.push_back(u);
+  if (state_.lock_port(u) == core::self_port) set.push_back(u);
   for (Port p : net_.neighbours(u)) {
     const NodeId v = net_.peer(u, p);
-    if (state_[v].lock_port == net_.peer_port(u, p)) set.push_back(v);
+    if (state_.lock_port(v) == net_.peer_port(u, p)) set.push_back(v);
   }
   std::sort(set.begin(), set.end());
   return json(set).dump();
@@ -113,12 +113,12 @@ void EngineImpl<Word, FixedDelta>::check_stall() {
   for (NodeId u = 0; u < n_; ++u) {
     const App& a = work_.app(u);
     if (a.phase == AppPhase::wait_lock || a.phase == AppPhase::wait_unlock) return;  // a call will come
-    if (!useful_guarded(u).empty()) return;
+    if (!useful_guarded(u, state_.get(u)).empty()) return;
     if (a.phase == AppPhase::requesting || a.phase == AppPhase::unlocking) stuck.push_back(u);
   }
   if (stuck.empty()) return;
   stalled_ = true;
-  const State& s = state_[stuck[0]];
+  const State s = state_.get(stuck[0]);
   std::string detail = "global stall: " + std::to_string(stuck.size()) +
                        " request(s) pending, nothing in transit, no enabled action changes state; e.g. node " +
                        std::to_string(stuck[0]) + " in state " + std::string(core::to_string(s.state)) +

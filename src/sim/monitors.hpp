@@ -16,6 +16,7 @@
 #include "lmx/core/protocol.hpp"
 #include "lmx/sim/simulation.hpp"
 #include "network.hpp"
+#include "node_states.hpp"
 #include "trace_writer.hpp"
 #include "workload.hpp"
 
@@ -33,7 +34,7 @@ class Monitors {
   /// Examples kept of each finding.
   static constexpr std::size_t max_examples = 20;
 
-  Monitors(const Network<Word, FixedDelta>& net, const BigArray<State>& states, TraceWriter<Word>& trace,
+  Monitors(const Network<Word, FixedDelta>& net, const EngineStates<Word, FixedDelta>& states, TraceWriter<Word>& trace,
            const std::uint32_t& now, std::uint32_t ticks_per_round)
       : net_(net), states_(states), trace_(trace), now_(now), tpr_(ticks_per_round) {
     persistent_.assign(net.nodes(), Word{0});
@@ -57,13 +58,13 @@ class Monitors {
     if (viewing()) return;
     view_.resize(states_.size());
     for (std::size_t u = 0; u < states_.size(); ++u)
-      view_[u] = {states_[u].lock_port, states_[u].state == core::InitiatorState::locked};
+      view_[u] = {states_.lock_port(NodeId(u)), states_.initiator(NodeId(u)) == core::InitiatorState::locked};
   }
   [[nodiscard]] bool viewing() const { return !view_.empty(); }
   void view(NodeId u, Port lock, bool locked) { view_[u] = {lock, locked}; }
-  [[nodiscard]] Port lock_of(NodeId w) const { return viewing() ? view_[w].lock : states_[w].lock_port; }
+  [[nodiscard]] Port lock_of(NodeId w) const { return viewing() ? view_[w].lock : states_.lock_port(w); }
   [[nodiscard]] bool is_locked(NodeId w) const {
-    return viewing() ? view_[w].locked : states_[w].state == core::InitiatorState::locked;
+    return viewing() ? view_[w].locked : states_.initiator(w) == core::InitiatorState::locked;
   }
 
   /// A monitor fired: count it, trace it, and keep it with its excerpt while there is room.
@@ -104,7 +105,7 @@ class Monitors {
   /// whichever node now connects on that port.
   void linked(NodeId u, Port pu, NodeId v, Port pv) {
     for (auto [x, px, y] : {std::tuple{u, pu, v}, std::tuple{v, pv, u}})
-      if (states_[x].lock_port == px) {
+      if (states_.lock_port(x) == px) {
         ++stale_lock_pointers_;
         if (stale_examples_.size() < max_examples)
           stale_examples_.push_back({{"round", now()}, {"node", x}, {"port", px}, {"newcomer", y}});
@@ -220,7 +221,7 @@ class Monitors {
       report("P7", {u}, {},
              "Lock called at round " + trace_.fmt_round(start) + " still pending at round " + trace_.fmt_round(now_) +
                  ", longer than the horizon of " + std::to_string(horizon_rounds) + " rounds (state " +
-                 std::string(core::to_string(states_[u].state)) + ")");
+                 std::string(core::to_string(states_.initiator(u))) + ")");
       pending_queue_.pop_front();
     }
   }
@@ -308,7 +309,7 @@ class Monitors {
   }
 
   const Network<Word, FixedDelta>& net_;
-  const BigArray<State>& states_;
+  const EngineStates<Word, FixedDelta>& states_;
   TraceWriter<Word>& trace_;
   const std::uint32_t& now_;
   std::uint32_t tpr_;

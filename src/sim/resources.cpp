@@ -6,6 +6,7 @@
 
 #include "dynamics.hpp"
 #include "lmx/sim/simulation.hpp"
+#include "node_states.hpp"
 #include "topology.hpp"
 
 namespace lmx::sim {
@@ -15,6 +16,7 @@ std::size_t pipeline_record_bytes(unsigned delta);
 
 namespace {
 std::size_t state_bytes(unsigned delta) {
+  if (delta == 8) return sizeof(PackedState);  // the engine built for Delta = 8 packs (node_states.hpp)
   switch (core::register_bits_for(delta)) {
     case 8: return sizeof(core::State8);
     case 16: return sizeof(core::State16);

@@ -17,6 +17,7 @@
 #include "metrics.hpp"
 #include "monitors.hpp"
 #include "network.hpp"
+#include "node_states.hpp"
 #include "workload.hpp"
 
 namespace lmx::sim {
@@ -32,7 +33,7 @@ struct RunRecord {
   std::uint64_t horizon;  ///< P7's, in rounds
   std::uint64_t rounds;   ///< rounds run
   bool stalled, interrupted;
-  const BigArray<core::NodeState<Word>>& state;
+  const EngineStates<Word, FixedDelta>& state;
   const Network<Word, FixedDelta>& net;
   const Workload& work;
   const Monitors<Word, FixedDelta>& monitors;
@@ -49,8 +50,7 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
   using nlohmann::json;
   json props = json::object();
   for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = r.monitors.fired(p) ? "fail" : "pass";
-  const unsigned layout_bits = core::layout_state_bits(sizeof(Word) * 8),
-                 paper_bits = core::paper_state_bits(r.delta, r.scenario.k);
+  const unsigned layout_bits = r.state.stored_bits(), paper_bits = core::paper_state_bits(r.delta, r.scenario.k);
   if (!p5_holds(layout_bits, paper_bits)) props["P5"] = "fail";
   json by_kind = json::object();
   const double locks = double(r.metrics.locks_completed);
@@ -84,7 +84,7 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
     oldest_j.push_back({{"node", u},
                         {"called_at_round", double(start) / r.ticks_per_round},
                         {"age_rounds", double(r.now - start) / r.ticks_per_round},
-                        {"state", std::string(core::to_string(r.state[u].state))}});
+                        {"state", std::string(core::to_string(r.state.initiator(u)))}});
   }
   const double rounds = double(r.rounds);
   ThroughputBound bound;

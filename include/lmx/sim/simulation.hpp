@@ -163,7 +163,9 @@ class Engine {
   /// The Delta this engine's code was built for (RunOptions::fixed_delta), or 0 for the engine of
   /// any Delta; measures the simulator, not the run, which is the same either way.
   [[nodiscard]] virtual unsigned compiled_delta() const = 0;
-  /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire).
+  /// Test-only fault injection: overwrite u's lock variable (to make P1/P2 fire). The engine built
+  /// for Delta = 8 stores lock in 4 bits (node_states.hpp): a port above 14, other than bottom,
+  /// is refused with std::invalid_argument; an unknown node with std::out_of_range.
   virtual void inject_lock_port(NodeId u, core::Port p) = 0;
   /// Test-only fault injection: overwrite u's disconnection detector D (a faulty detector).
   virtual void inject_detector(NodeId u, std::uint64_t ports) = 0;
