@@ -115,7 +115,8 @@ class Network {
         ports_(delta + 1),
         block_shift_(std::min(14u, block_shift)),
         keep_outgoing_(defer_writes),
-        deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n} * 2)),
+        deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n})),
+        pipelined_cap_(2 * deferred_cap_),
         now_(now) {
     if (FixedDelta != 0 && delta != FixedDelta)
       throw std::logic_error("sim: a network for a fixed Delta built for another");
@@ -471,7 +472,7 @@ class Network {
       const std::size_t blocks = (std::size_t{n_} >> block_shift_) + 1;
       deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
     }
-    appending_ = deferred_.data(), appending_count_ = &deferred_count_;
+    appending_ = deferred_.data(), appending_count_ = &deferred_count_, appending_cap_ = deferred_cap_;
     block_ = ~std::size_t{0};
   }
   /// The scan reaches node u in `round`: entering a new block applies the writes waiting for it.
@@ -502,7 +503,7 @@ class Network {
     pipelined_ = true, ahead_block_ = ~std::size_t{0};
     carried_pending_ = std::exchange(deferred_count_, 0);
     if (fresh_.size() != deferred_.size()) fresh_.resize(deferred_.size());
-    appending_ = fresh_.data(), appending_count_ = &fresh_count_;
+    appending_ = fresh_.data(), appending_count_ = &fresh_count_, appending_cap_ = pipelined_cap_;
     await_choosing_ = std::move(await_choosing);
   }
   /// The choosing thread reaches node u: entering a block applies the writes carried over into it.
@@ -536,6 +537,7 @@ class Network {
       }
       deferred_count_ += fresh_count_, fresh_count_ = 0;
       pipelined_ = false, appending_ = deferred_.data(), appending_count_ = &deferred_count_;
+      appending_cap_ = deferred_cap_;
       await_choosing_ = nullptr;
     }
     for (std::size_t b = 0; b < deferred_.size(); ++b) {
@@ -630,7 +632,7 @@ class Network {
     const std::size_t b = owner >> block_shift_;
     if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
     appending_[b].append(e);
-    if (++*appending_count_ >= deferred_cap_) [[unlikely]]
+    if (++*appending_count_ >= appending_cap_) [[unlikely]]
       over_cap();
   }
   /// write_later in the asynchronous engine's ticks; `e` numbers the channel in the whole array.
@@ -653,7 +655,7 @@ class Network {
     // they wait for end_scan, and this round's must come after them.
     for (std::size_t b = 0; b < block_ && b < fresh_.size(); ++b)
       if (deferred_[b].size() == 0) apply_list(b, fresh_[b], 0, fresh_count_);
-    if (fresh_count_ >= deferred_cap_) apply_deferred_after_choosing();
+    if (fresh_count_ >= pipelined_cap_) apply_deferred_after_choosing();
   }
   /// Where a field of a Channel lies in the record read as one native 8-byte word.
   static constexpr unsigned field_shift(std::size_t offset, std::size_t size) {
@@ -846,8 +848,10 @@ class Network {
   /// scan does not enter common.
   const unsigned block_shift_;
   const bool keep_outgoing_;  ///< `Channel::outgoing` is kept (deferred writes)
-  /// Waiting entries beyond which all are applied at once (at most 8 bytes of entries a node).
-  const std::size_t deferred_cap_;
+  /// Waiting entries beyond which all are applied at once: 4 bytes of entries a node in the
+  /// one-thread scan, 8 in a pipelined one (docs/performance.md, "The deferred writes' cap").
+  /// Below n, the one-thread scan got slower; a pipelined one with n, about a tenth slower.
+  const std::size_t deferred_cap_, pipelined_cap_;
   const std::uint32_t& now_;
   std::vector<WriteList> deferred_;            ///< deferred writes per block
   std::vector<std::uint32_t> carried_;         ///< per block: its first entries, sent in the last round
@@ -871,6 +875,7 @@ class Network {
   std::size_t fresh_count_ = 0;     ///< entries in fresh_
   WriteList* appending_ = nullptr;  ///< the lists write_later appends to
   std::size_t* appending_count_ = &deferred_count_;
+  std::size_t appending_cap_ = 0;  ///< the cap on *appending_count_
   std::function<void()> await_choosing_;
   // The choosing thread's, on a line of its own too.
   alignas(64) std::size_t ahead_block_ = ~std::size_t{0};  ///< the choosing thread's block

@@ -83,6 +83,16 @@ struct StatePacking {
   /// Whether `s` fits the packing: every set within ports 0..8, lock bottom or a port 0..8, and
   /// state and phase among their values (what the core produces at Delta <= 8).
   [[nodiscard]] static constexpr bool fits(const State& s) { return unpack(pack(s)) == s; }
+  /// The same for what the core's step could widen: a port set naming a port above 8, or the lock
+  /// one above 14 (its 4 bits hold bottom and ports 0..14). A dozen instructions, cheap enough for
+  /// every store, where a core change that widened a field would otherwise lose bits without a
+  /// word (state and phase are enums of the core's own values).
+  [[nodiscard, gnu::always_inline]] static constexpr bool ports_fit(const State& s) {
+    Word sets = s.lock_set.bits() | s.replied.bits() | s.win_outcomes.won.bits() | s.win_outcomes.lost.bits() |
+                s.on_hold.bits() | s.applicants.bits() | s.candidates.bits() | s.priorities.ports.bits();
+    for (unsigned b = 0; b < core::priority_planes; ++b) sets = static_cast<Word>(sets | s.priorities.planes[b]);
+    return (std::uint64_t{sets} >> set_bits) == 0 && (s.lock_port == core::no_port || s.lock_port < 15);
+  }
 };
 
 /// Every node's variables. `Packed`: in 16-byte records (StatePacking); otherwise the core's layout.
@@ -107,7 +117,26 @@ class NodeStates {
 
   /// u's variables (a copy: write them back with put).
   [[nodiscard, gnu::always_inline]] State get(NodeId u) const { return load(records_[u]); }
-  [[gnu::always_inline]] void put(NodeId u, const State& s) { records_[u] = store(s); }
+  /// Whether put checks every state it stores: in builds with LMX_CHECKED_STORES (the sanitizer
+  /// build, which runs the whole suite), not in Release, where the check cost 1-2 % of the
+  /// instructions per action (scripts/instructions.sh) for what the tests establish once.
+#if defined(LMX_CHECKED_STORES)
+  static constexpr bool checked_stores = true;
+#else
+  static constexpr bool checked_stores = false;
+#endif
+  /// Stores u's variables (checked in a build with checked_stores).
+  [[gnu::always_inline]] void put(NodeId u, const State& s) {
+    if constexpr (checked_stores) return put_checked(u, s);
+    records_[u] = store(s);
+  }
+  /// Stores u's variables; packed, a state that does not fit (Packing::ports_fit) is an error.
+  void put_checked(NodeId u, const State& s) {
+    if constexpr (Packed)
+      if (!Packing::ports_fit(s)) [[unlikely]]
+        refuse(u);
+    records_[u] = store(s);
+  }
   [[nodiscard]] State at(NodeId u) const {
     if (u >= records_.size()) throw std::out_of_range("node " + std::to_string(u) + " out of range");
     return get(u);
@@ -136,6 +165,10 @@ class NodeStates {
     } else {
       records_[u].lock_port = p;
     }
+  }
+  [[noreturn, gnu::noinline]] static void refuse(NodeId u) {
+    throw std::logic_error("sim: node " + std::to_string(u) +
+                           "'s variables name a port that its 126-bit record (Delta = 8) cannot hold");
   }
   /// u's record, for prefetching.
   [[nodiscard]] const Record* address(NodeId u) const { return &records_[u]; }

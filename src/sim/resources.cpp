@@ -34,7 +34,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 4 + 1;
   if (tracing) per_node += 16 * (delta + 1);              // message ids
   if (s.engine == EngineKind::async) per_node += 32;      // the executions' queue
-  if (s.engine == EngineKind::semi_sync) per_node += 16;  // deferred writes, at their cap
+  // Deferred writes: at most n waiting (4 bytes each), the lists' capacities about twice that.
+  if (s.engine == EngineKind::semi_sync) per_node += 8;
   const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
   // Positions; mobility adds waypoints, its plan's view of the ports and the ports its pair scan
   // confirms (dynamics.hpp: 1, 2 or 8 bytes as Delta needs).
@@ -46,11 +47,12 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // for 1.25 executions of 4 bytes per node each.
   if (s.engine == EngineKind::async && threads >= 2 && !tracing && s.nodes >= Dynamics::min_nodes_ahead) per_node += 10;
   // A pipelined semi-synchronous round (RunOptions::threads): a record per activated node, the
-  // monitors' view of the locks (2 bytes a node) and a second set of deferred-write lists.
+  // monitors' view of the locks (2 bytes a node) and a second set of deferred-write lists, the
+  // cap on both sets twice the one-thread scan's (network.hpp, pipelined_cap_).
   const bool scans = s.engine == EngineKind::semi_sync && s.activation.kind != ActivationKind::sequential;
   if (scans && !tracing && (s.nodes >> 14) > 0 && threads >= (s.topology.kind == TopologyKind::mobility ? 3u : 2u)) {
     const double activated = s.activation.kind == ActivationKind::random ? s.activation.p : 1.0;
-    per_node += activated * double(pipeline_record_bytes(s.delta)) + 2 + 16;
+    per_node += activated * double(pipeline_record_bytes(s.delta)) + 2 + 24;
   }
   // The initial topology while it is built: node pairs of 8 bytes.
   double pairs = 0;

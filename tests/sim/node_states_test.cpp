@@ -79,6 +79,39 @@ TEST(NodeStates, WhatThePackingCannotHoldIsNotAFit) {
   EXPECT_FALSE(Packing::fits(u));
 }
 
+TEST(NodeStates, TheStoreRefusesAStateItCannotHold) {
+  // Each port set in turn naming port 9 (or a plane its top bit), and the lock port 15: the store
+  // refuses it and keeps the node's variables as they were; every valid state passes the check.
+  std::vector<State> wide(11);
+  wide[0].lock_set = Ports::of(9), wide[1].replied = Ports::of(9), wide[2].win_outcomes.won = Ports::of(9);
+  wide[3].win_outcomes.lost = Ports::of(9), wide[4].on_hold = Ports::of(9), wide[5].applicants = Ports::of(9);
+  wide[6].candidates = Ports::of(9), wide[7].priorities.ports = Ports::of(9);
+  wide[8].priorities.planes[core::priority_planes - 1] = std::uint16_t{1} << 15;
+  wide[9].lock_port = 15, wide[10].lock_port = 200;
+  NodeStates<std::uint16_t, true> packed;
+  packed.resize(2);
+  std::mt19937_64 rng(12);
+  const State kept = random_state(rng);
+  packed.put(1, kept);
+  for (std::size_t i = 0; i < wide.size(); ++i) {
+    EXPECT_FALSE(Packing::ports_fit(wide[i])) << "field " << i;
+    EXPECT_FALSE(Packing::fits(wide[i])) << "field " << i;
+    EXPECT_THROW(packed.put_checked(1, wide[i]), std::logic_error) << "field " << i;
+    if (packed.checked_stores) {
+      EXPECT_THROW(packed.put(1, wide[i]), std::logic_error) << "field " << i;
+    }
+    EXPECT_EQ(packed.get(1), kept) << "field " << i;
+  }
+  for (int i = 0; i < 10000; ++i) EXPECT_TRUE(Packing::ports_fit(random_state(rng)));
+  State lock_14;  // the lock's 4 bits hold ports up to 14
+  lock_14.lock_port = 14;
+  EXPECT_TRUE(Packing::ports_fit(lock_14) && Packing::fits(lock_14));
+  NodeStates<std::uint16_t, false> plain;
+  plain.resize(1);
+  plain.put_checked(0, wide[6]);  // the core's layout holds every port of its register
+  EXPECT_EQ(plain.get(0), wide[6]);
+}
+
 TEST(NodeStates, TheStoreKeepsEachNodesStateIn16Bytes) {
   NodeStates<std::uint16_t, true> packed;
   NodeStates<std::uint16_t, false> plain;
