@@ -32,8 +32,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // The far ends: 5 bytes a port, 4 in the engine built for Delta = 8 (network.hpp, packed_far_ends).
   const double far_ends = (s.delta == 8 ? 4 : 5) * delta;
   double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 4 + 1;
-  if (tracing) per_node += 16 * (delta + 1);              // message ids
-  if (s.engine == EngineKind::async) per_node += 32;      // the executions' queue
+  if (tracing) per_node += 16 * (delta + 1);          // message ids
+  if (s.engine == EngineKind::async) per_node += 32;  // the executions' queue
   // Deferred writes: at most n waiting (4 bytes each), the lists' capacities about twice that.
   if (s.engine == EngineKind::semi_sync) per_node += 8;
   const bool geometric = s.topology.kind == TopologyKind::unit_disk || s.topology.kind == TopologyKind::mobility;
