@@ -472,7 +472,7 @@ class Network {
       const std::size_t blocks = (std::size_t{n_} >> block_shift_) + 1;
       deferred_.resize(blocks), carried_.assign(blocks, 0), entered_.assign(blocks, ~std::uint64_t{0});
     }
-    appending_ = deferred_.data(), appending_count_ = &deferred_count_, appending_cap_ = deferred_cap_;
+    append_to(deferred_.data(), deferred_count_, deferred_cap_);
     block_ = ~std::size_t{0};
   }
   /// The scan reaches node u in `round`: entering a new block applies the writes waiting for it.
@@ -503,7 +503,7 @@ class Network {
     pipelined_ = true, ahead_block_ = ~std::size_t{0};
     carried_pending_ = std::exchange(deferred_count_, 0);
     if (fresh_.size() != deferred_.size()) fresh_.resize(deferred_.size());
-    appending_ = fresh_.data(), appending_count_ = &fresh_count_, appending_cap_ = pipelined_cap_;
+    append_to(fresh_.data(), fresh_count_, pipelined_cap_);
     await_choosing_ = std::move(await_choosing);
   }
   /// The choosing thread reaches node u: entering a block applies the writes carried over into it.
@@ -536,8 +536,8 @@ class Network {
         std::swap(deferred_[b], fresh_[b]);  // carried_ is set below, as for one thread
       }
       deferred_count_ += fresh_count_, fresh_count_ = 0;
-      pipelined_ = false, appending_ = deferred_.data(), appending_count_ = &deferred_count_;
-      appending_cap_ = deferred_cap_;
+      pipelined_ = false;
+      append_to(deferred_.data(), deferred_count_, deferred_cap_);
       await_choosing_ = nullptr;
     }
     for (std::size_t b = 0; b < deferred_.size(); ++b) {
@@ -647,6 +647,10 @@ class Network {
     apply_entries<tick_prefetch_distance>(channels_.data(), tick_writes_.data(), 0, size, size, now16());
     deferred_writes_ += size;
     tick_writes_.clear();
+  }
+  /// Where write_later appends from now on: these lists, counted in `count`, up to `cap`.
+  void append_to(WriteList* lists, std::size_t& count, std::size_t cap) {
+    appending_ = lists, appending_count_ = &count, appending_cap_ = cap;
   }
   [[gnu::noinline]] void over_cap() {
     if (!pipelined_) return apply_deferred();

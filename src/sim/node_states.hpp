@@ -54,6 +54,10 @@ struct StatePacking {
     return static_cast<core::InitiatorState>((lo >> state_at) & 0x7);
   }
   [[nodiscard]] static constexpr std::uint64_t lock_code(core::Port p) { return (std::uint64_t{p} + 1) & 0xF; }
+  /// Whether the lock's 4 bits hold p: bottom or a port 0..14.
+  [[nodiscard, gnu::always_inline]] static constexpr bool lock_fits(core::Port p) {
+    return p == core::no_port || p < 15;
+  }
 
   [[nodiscard, gnu::always_inline]] static constexpr State unpack(const PackedState& p) {
     State s;
@@ -80,18 +84,17 @@ struct StatePacking {
       p.hi |= std::uint64_t{s.priorities.planes[b]} << (planes_at + b * set_bits);
     return p;
   }
-  /// Whether `s` fits the packing: every set within ports 0..8, lock bottom or a port 0..8, and
+  /// Whether `s` fits the packing: every set within ports 0..8, the lock within lock_fits, and
   /// state and phase among their values (what the core produces at Delta <= 8).
   [[nodiscard]] static constexpr bool fits(const State& s) { return unpack(pack(s)) == s; }
-  /// The same for what the core's step could widen: a port set naming a port above 8, or the lock
-  /// one above 14 (its 4 bits hold bottom and ports 0..14). A dozen instructions, cheap enough for
-  /// every store, where a core change that widened a field would otherwise lose bits without a
-  /// word (state and phase are enums of the core's own values).
+  /// The same for what the core's step could widen, in a dozen instructions: a port set naming a
+  /// port above 8, or a lock beyond lock_fits (state and phase are enums of the core's own values).
+  /// A core change that widened a field would otherwise lose bits without a word.
   [[nodiscard, gnu::always_inline]] static constexpr bool ports_fit(const State& s) {
     Word sets = s.lock_set.bits() | s.replied.bits() | s.win_outcomes.won.bits() | s.win_outcomes.lost.bits() |
                 s.on_hold.bits() | s.applicants.bits() | s.candidates.bits() | s.priorities.ports.bits();
     for (unsigned b = 0; b < core::priority_planes; ++b) sets = static_cast<Word>(sets | s.priorities.planes[b]);
-    return (std::uint64_t{sets} >> set_bits) == 0 && (s.lock_port == core::no_port || s.lock_port < 15);
+    return (std::uint64_t{sets} >> set_bits) == 0 && lock_fits(s.lock_port);
   }
 };
 
@@ -158,7 +161,7 @@ class NodeStates {
   void set_lock_port(NodeId u, core::Port p) {
     if (u >= records_.size()) throw std::out_of_range("node " + std::to_string(u) + " out of range");
     if constexpr (Packed) {
-      if (Packing::lock_of(Packing::lock_code(p) << Packing::lock_at) != p)
+      if (!Packing::lock_fits(p))
         throw std::invalid_argument("lock port " + std::to_string(p) + " does not fit a node of Delta = 8");
       const std::uint64_t field = std::uint64_t{0xF} << Packing::lock_at;
       records_[u].lo = (records_[u].lo & ~field) | (Packing::lock_code(p) << Packing::lock_at);
