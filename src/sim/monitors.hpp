@@ -38,7 +38,7 @@ class Monitors {
            const std::uint32_t& now, std::uint32_t ticks_per_round)
       : net_(net), states_(states), trace_(trace), now_(now), tpr_(ticks_per_round) {
     persistent_.assign(net.nodes(), Word{0});
-    held_by_.assign(net.nodes(), no_node);
+    held_at_.assign(net.nodes(), core::no_port);
   }
 
   [[nodiscard]] double now() const { return double(now_) / tpr_; }
@@ -95,9 +95,9 @@ class Monitors {
   }
   /// Edge {u, v} was cut: the neighbour is no longer persistent for either end, nor held.
   void cut(NodeId u, Port pu, NodeId v, Port pv) {
-    for (auto [x, px, y] : {std::tuple{u, pu, v}, std::tuple{v, pv, u}}) {
+    for (auto [x, px] : {std::pair{u, pu}, std::pair{v, pv}}) {
       persistent_[x] = static_cast<Word>(persistent_[x] & ~(Word{1} << px));
-      if (held_by_[y] == x) held_by_[y] = no_node;
+      if (held_at_[x] == px) held_at_[x] = core::no_port;  // x was held by the far end
     }
   }
   /// Lock-set fine print (docs/model.md): a node whose lock still names a port whose edge was cut,
@@ -116,7 +116,7 @@ class Monitors {
   /// P2: while a node x is LOCKED, each node it holds (x itself and its persistent neighbours)
   /// keeps its lock pointing at x. Checked whenever a held node's lock variable changes.
   void lock_changed(NodeId w) {
-    const NodeId holder = held_by_[w];
+    const NodeId holder = holder_of(w);
     if (holder == no_node) return;
     const Port l = lock_of(w);
     const bool points = holder == w ? l == core::self_port
@@ -138,24 +138,25 @@ class Monitors {
              "CheckDone returned " + ports_text(locked) + " but port 0 plus the persistent neighbours are " +
                  ports_text(expected));
     }
-    std::vector<NodeId> held{u};
-    for (Port p : Ports(persistent_[u])) held.push_back(net_.peer(u, p));
-    for (NodeId w : held) {
-      const NodeId other = held_by_[w];
+    // Each held node with its port towards u (port 0 for u itself).
+    std::vector<std::pair<NodeId, Port>> held{{u, core::self_port}};
+    for (Port p : Ports(persistent_[u])) held.emplace_back(net_.peer(u, p), net_.peer_port(u, p));
+    for (auto [w, towards_u] : held) {
+      const NodeId other = holder_of(w);
       if (other != no_node && other != u && is_locked(other))
         report("P1", {u, other, w}, {},
                "node " + std::to_string(w) + " is held by LOCKED nodes " + std::to_string(u) + " and " +
                    std::to_string(other));
-      held_by_[w] = u;
+      held_at_[w] = towards_u;
       lock_changed(w);
     }
   }
   /// u called Unlock: it holds nobody any more.
   void release_held(NodeId u) {
-    if (held_by_[u] == u) held_by_[u] = no_node;
+    if (held_at_[u] == core::self_port) held_at_[u] = core::no_port;
     for (Port p : net_.neighbours(u)) {
       const NodeId w = net_.peer(u, p);
-      if (held_by_[w] == u) held_by_[w] = no_node;
+      if (held_at_[w] == net_.peer_port(u, p)) held_at_[w] = core::no_port;
     }
   }
 
@@ -264,11 +265,16 @@ class Monitors {
             {"send_twice_on_port_examples", double_send_examples_}};
   }
   [[nodiscard]] std::size_t bytes() const {
-    return persistent_.capacity() * sizeof(Word) + held_by_.capacity() * sizeof(NodeId) + pending_queue_.size() * 8 +
+    return persistent_.capacity() * sizeof(Word) + held_at_.capacity() + pending_queue_.size() * 8 +
            view_.capacity() * sizeof(Viewed);
   }
 
  private:
+  /// The LOCKED initiator holding w, or no_node: w itself or the neighbour at w's port held_at_[w].
+  [[nodiscard]] NodeId holder_of(NodeId w) const {
+    const Port p = held_at_[w];
+    return p == core::no_port ? no_node : p == core::self_port ? w : net_.peer(w, p);
+  }
   [[nodiscard]] std::string describe(const Ev& e) const {
     using core::Action;
     using core::InitiatorState;
@@ -315,7 +321,10 @@ class Monitors {
   std::uint32_t tpr_;
 
   BigArray<Word> persistent_;  ///< per node: the neighbours persistent since its Lock call
-  BigArray<NodeId> held_by_;   ///< per node: the LOCKED initiator holding it, or no_node
+  /// Per node: where the LOCKED initiator holding it is, as its port (0: itself), or no_port. A
+  /// port rather than the initiator's number: a byte a node instead of four (the graph is simple,
+  /// so a port names one neighbour, and a cut clears it with the edge).
+  BigArray<Port> held_at_;
   std::vector<Viewed> view_;   ///< per node, while kept: its lock variable and LOCKED flag as recorded
   std::deque<std::pair<std::uint32_t, NodeId>> pending_queue_;
   std::uint32_t checked_at_ = 0;  ///< the clock at the last horizon check

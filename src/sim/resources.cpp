@@ -31,7 +31,9 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
   // The far ends: 5 bytes a port, 4 in the engine built for Delta = 8 (network.hpp, packed_far_ends).
   const double far_ends = (s.delta == 8 ? 4 : 5) * delta;
-  double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 4 + 1;
+  // Then the channels, the application's record (16), the monitors' holder as a port (1) and a
+  // byte of flags.
+  double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 1 + 1;
   if (tracing) per_node += 16 * (delta + 1);          // message ids
   if (s.engine == EngineKind::async) per_node += 32;  // the executions' queue
   // Deferred writes: at most n waiting (4 bytes each), the lists' capacities about twice that.

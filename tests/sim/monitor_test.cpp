@@ -124,6 +124,33 @@ TEST(P1, FiresWhenTwoLockedNodesHoldOneNode) {
   EXPECT_TRUE(fired(*e, "P1"));
 }
 
+// The monitors keep a held node's holder as the node's port towards it: a cut must end the
+// holding, or the node that a new edge brings to the same port would pass for its holder.
+TEST(P2, SilentWhenAHeldNodeLosesItsHolderAndGainsANeighbourOnTheSamePort) {
+  auto e = make_engine(manual({{0, 1}}, 3));
+  ASSERT_TRUE(e->request_lock(0));
+  ASSERT_TRUE(step_until(*e, [&] { return e->node(0).state == InitiatorState::locked; }));
+  const core::Port p1 = port_to(*e, 1);
+  ASSERT_EQ(e->cut(1, p1), "");
+  ASSERT_EQ(e->connect(1, p1, 2, 0), "");  // node 2 now on the port node 0 held node 1 through
+  e->inject_lock_port(1, core::no_port);   // node 1 is held by nobody: no isolation to break
+  EXPECT_FALSE(fired(*e, "P2"));
+  EXPECT_EQ(e->node(0).state, InitiatorState::locked);
+}
+
+TEST(P1, SilentWhenANodeCutFromItsLockedHolderIsLockedByANewNeighbour) {
+  auto e = make_engine(manual({{0, 1}}, 3));
+  ASSERT_TRUE(e->request_lock(0));
+  ASSERT_TRUE(step_until(*e, [&] { return e->node(0).state == InitiatorState::locked; }));
+  const core::Port p1 = port_to(*e, 1);
+  ASSERT_EQ(e->cut(1, p1), "");
+  ASSERT_EQ(e->connect(1, p1, 2, 0), "");
+  ASSERT_TRUE(e->request_lock(2));
+  ASSERT_TRUE(step_until(*e, [&] { return e->node(2).state == InitiatorState::locked; }));
+  EXPECT_EQ(e->node(0).state, InitiatorState::locked);  // node 0 still LOCKED, holding itself only
+  EXPECT_TRUE(e->violations().empty());
+}
+
 TEST(P3, FiresWhenANonPersistentNeighbourIsReturned) {
   auto e = make_engine(manual({{0, 1}}, 2));
   ASSERT_TRUE(e->request_lock(0));
