@@ -109,11 +109,15 @@ class Network {
   /// `now` is the engine's clock (ticks): messages carry the tick they were sent at.
   /// `keep_ids`: message ids are stored (for trace lines). `defer_writes`: the semi-synchronous
   /// scan defers writes into other blocks' channels (see "Deferred writes" below).
-  Network(NodeId n, unsigned delta, bool keep_ids, bool defer_writes, unsigned block_shift, const std::uint32_t& now)
+  /// `channels_later`: the channel records wait for allocate_channels (the engine links its
+  /// initial edges first, so that their list is freed before the records take their place).
+  Network(NodeId n, unsigned delta, bool keep_ids, bool defer_writes, unsigned block_shift, const std::uint32_t& now,
+          bool channels_later = false)
       : n_(n),
         delta_(delta),
         ports_(delta + 1),
         block_shift_(std::min(14u, block_shift)),
+        keep_ids_(keep_ids),
         keep_outgoing_(defer_writes),
         deferred_cap_(std::max<std::size_t>(std::size_t{1} << 12, std::size_t{n})),
         pipelined_cap_(2 * deferred_cap_),
@@ -127,8 +131,14 @@ class Network {
     if (!packed_far_ends)
       for (NodeId u = 0; u < n_; ++u)
         for (Port p = 1; p <= delta_of(); ++p) set_peer(u, p, no_node);
+    if (!channels_later) allocate_channels();
+  }
+  /// The channel records (and the message ids), all empty. Linking edges before it reads none of
+  /// them (a link reads them only after a test's injection); every other use comes after it.
+  void allocate_channels() {
+    if (!channels_.empty()) return;
     channels_.assign(std::size_t{n_} * ports_of(), Channel{});
-    if (keep_ids) id_.assign(std::size_t{n_} * ports_of() * inline_slots, std::uint64_t{0});
+    if (keep_ids_) id_.assign(std::size_t{n_} * ports_of() * inline_slots, std::uint64_t{0});
   }
 
   /// Whether the semi-synchronous scan of a run with these parameters can defer writes: blocks of
@@ -851,6 +861,7 @@ class Network {
   /// records take 1.1 MiB at Delta = 8); tests use smaller blocks to make blocks that a round's
   /// scan does not enter common.
   const unsigned block_shift_;
+  const bool keep_ids_;       ///< message ids are stored (trace lines)
   const bool keep_outgoing_;  ///< `Channel::outgoing` is kept (deferred writes)
   /// Waiting entries beyond which all are applied at once: 4 bytes of entries a node in the
   /// one-thread scan, 8 in a pipelined one (docs/performance.md, "The deferred writes' cap").

@@ -1,6 +1,8 @@
 // Runs, determinism, adversary combinations (scenario validation: scenario_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -60,6 +62,40 @@ TEST(Run, SummaryHasTheContractKeys) {
 // and past the last whole word (200 nodes), and so do the geometric skips of small p: counted from
 // the trace's actions on a ring where every node keeps locking. A scan that lost a lane, or the
 // tail, would leave nodes that never act.
+// The summary's fairness and oldest pending requests, against what the trace and the per-node
+// counts say (the summary keeps sums and the ten oldest as it goes, not a list per node).
+TEST(Run, SummaryFairnessAndOldestPendingRequestsMatchTheTrace) {
+  Scenario s = small();
+  s.nodes = 300, s.rounds = 25;
+  std::ostringstream out;
+  RunOptions o;
+  o.trace = &out;
+  const json r = run(s, o);
+  std::map<NodeId, double> open;  // node -> round of its Lock call not yet done
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);) {
+    const json e = json::parse(line);
+    if (e.value("op", "") != "lock") continue;
+    if (e["ev"] == "call" && e["status"] == "ok") open[e["node"].get<NodeId>()] = e["round"].get<double>();
+    if (e["ev"] == "done") open.erase(e["node"].get<NodeId>());
+  }
+  ASSERT_GT(open.size(), 10u) << "the test needs more than ten requests pending at the end";
+  EXPECT_EQ(r["pending_requests"]["count"].get<std::size_t>(), open.size());
+  std::vector<std::pair<double, NodeId>> expected;
+  for (const auto& [u, round] : open) expected.emplace_back(round, u);
+  std::sort(expected.begin(), expected.end());
+  const json& oldest = r["pending_requests"]["oldest"];
+  ASSERT_EQ(oldest.size(), 10u);
+  for (std::size_t i = 0; i < oldest.size(); ++i) {
+    EXPECT_EQ(oldest[i]["node"].get<NodeId>(), expected[i].second) << "place " << i;
+    EXPECT_DOUBLE_EQ(oldest[i]["called_at_round"].get<double>(), expected[i].first) << "place " << i;
+  }
+  double sum = 0, squares = 0;
+  for (const auto& x : r["per_node_locks"]) sum += x.get<double>(), squares += x.get<double>() * x.get<double>();
+  ASSERT_GT(squares, 0);
+  EXPECT_NEAR(r["jain_fairness"].get<double>(), sum * sum / (double(r["per_node_locks"].size()) * squares), 1e-12);
+}
+
 TEST(Run, RandomActivationReachesEveryNodeAtOneRate) {
   for (const double p : {0.5, 0.3, 0.03}) {
     Scenario s;
