@@ -35,6 +35,8 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // byte of flags.
   double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 1 + 1;
   if (tracing) per_node += 16 * (delta + 1);          // message ids
+  // P7's queue of Lock calls: at most about two entries of 8 bytes a node (monitors.hpp).
+  if (s.workload.kind == WorkloadKind::automatic) per_node += 16 * s.workload.participation;
   if (s.engine == EngineKind::async) per_node += 32;  // the executions' queue
   // Deferred writes: at most n waiting (4 bytes each), the lists' capacities about twice that.
   if (s.engine == EngineKind::semi_sync) per_node += 8;
@@ -69,7 +71,10 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
     const double cells = CellGrid::cells_per_side(n, r);
     per_node += 4 + cells * cells * 24 / n;
   }
-  const double bytes = n * per_node + pairs * 8 + (64 << 20);  // and the program itself
+  // The node pairs are freed before the channel records (and message ids) are allocated, so the
+  // set-up's peak holds the pairs where the run's holds the channels.
+  const double channels = (8 + (tracing ? 16 : 0)) * (delta + 1);
+  const double bytes = n * per_node + std::max(0.0, pairs * 8 - n * channels) + (64 << 20);  // and the program itself
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 

@@ -104,6 +104,42 @@ TEST(P7, HorizonReportsLongPendingRequests) {
   EXPECT_FALSE(r["stalled"].get<bool>());
 }
 
+// P7's queue of Lock calls, behind one request that waits for as long as a neighbour holds its
+// lock: the calls of other nodes, completed since, are dropped from it (its memory stays about a
+// node's worth of entries past 1024), and the waiting request is still reported at the horizon.
+std::uint64_t p7_queue_after(int cycles, bool until_reported) {
+  Scenario s = manual({{0, 1}, {2, 3}}, 4);
+  s.rounds = 1000000, s.horizon = 150000;
+  auto e = make_engine(s);
+  EXPECT_TRUE(e->request_lock(1));
+  EXPECT_TRUE(step_until(*e, [&] { return e->node(1).state == InitiatorState::locked; }));
+  EXPECT_TRUE(e->request_lock(0));  // waits while node 1 holds
+  for (int i = 0; i < cycles; ++i) {
+    EXPECT_TRUE(e->request_lock(2));
+    EXPECT_TRUE(step_until(*e, [&] { return e->node(2).state == InitiatorState::locked; }));
+    EXPECT_TRUE(e->request_unlock(2));
+    EXPECT_TRUE(step_until(*e, [&] { return e->node(2).state == InitiatorState::idle; }));
+  }
+  EXPECT_NE(e->node(0).state, InitiatorState::locked);
+  EXPECT_FALSE(fired(*e, "P7")) << "the cycles outlasted the horizon: "
+                                << (e->violations().empty() ? "" : e->violations().front().detail);
+  if (until_reported) {
+    EXPECT_TRUE(step_until(
+        *e, [&] { return fired(*e, "P7"); }, 200000));
+    const auto& v = e->violations();
+    EXPECT_TRUE(std::any_of(v.begin(), v.end(), [](const Violation& x) {
+      return x.property == "P7" && x.nodes == std::vector<NodeId>{0};
+    })) << "the waiting request was dropped from the queue";
+  }
+  return e->finish()["bytes_per_node"].get<double>() * 4;
+}
+
+TEST(P7, QueueDropsCompletedCallsBehindAWaitingRequest) {
+  const std::uint64_t few = p7_queue_after(200, false), many = p7_queue_after(4000, true);
+  // Kept whole, 3 800 more entries of 8 bytes; dropped past 1024 + 4, at most about 1 030 more.
+  EXPECT_LT(many - few, 1100u * 8) << few << " and " << many << " bytes";
+}
+
 TEST(P2, FiresWhenAHeldNeighbourForgetsItsLock) {
   auto e = make_engine(manual({{0, 1}, {1, 2}}, 3));
   ASSERT_TRUE(e->request_lock(0));
