@@ -6,6 +6,7 @@
 // a position between rounds (the plan made ahead is discarded and its draws given back).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -166,6 +167,28 @@ TEST(ThreadsMemory, TheEstimateCountsTheSecondThreadsPositionsAndSchedules) {
   const double counted_two = make_engine(s, two)->finish()["bytes_per_node"].get<double>();
   // The engine's count has the schedules' tick offsets too (1.6 bytes a node at 5 000 nodes).
   EXPECT_NEAR(counted_two - counted_one, 27.6, 1.0);
+}
+
+// The estimate a run is refused on is at least what the engine counts of its own arrays, for the
+// main job's kind of run (asynchronous, mobile, everyone locking) on one and two threads and for
+// the benchmark's (semi-synchronous, a random regular graph), after rounds that fill its queues.
+TEST(ThreadsMemory, TheEstimateCoversTheEnginesOwnCount) {
+  Scenario main_job = moving("async", "static");
+  main_job.nodes = 50000, main_job.rounds = 40;
+  main_job.topology.radius = 0.045 * std::sqrt(1000.0 / main_job.nodes), main_job.topology.speed = 0.0004;
+  main_job.workload = Scenario{}.workload;
+  Scenario regular = main_job;
+  regular.engine = EngineKind::semi_sync, regular.topology = Scenario{}.topology;
+  regular.topology.kind = TopologyKind::regular, regular.rounds = 20;
+  for (const Scenario& s : {main_job, regular})
+    for (const unsigned threads : {1u, 2u}) {
+      RunOptions o;
+      o.threads = threads;
+      const double counted = make_engine(s, o)->finish()["bytes_per_node"].get<double>() * s.nodes;
+      // Without the 64 MiB it adds for the program itself, which would hide any shortfall here.
+      EXPECT_GE(double(estimate_memory_bytes(s, false, threads)) - double(64 << 20), counted)
+          << word(s.engine) << " on " << threads << " threads";
+    }
 }
 
 // An asynchronous run on a graph without mobility takes each round's executions out of the
