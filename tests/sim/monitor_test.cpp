@@ -161,26 +161,27 @@ TEST(P1, FiresWhenTwoLockedNodesHoldOneNode) {
 }
 
 // The monitors keep a held node's holder as the node's port towards it: a cut must end the
-// holding, or the node that a new edge brings to the same port would pass for its holder.
-TEST(P2, SilentWhenAHeldNodeLosesItsHolderAndGainsANeighbourOnTheSamePort) {
+// holding, or the node that a new edge brings to the same port would pass for its holder. Node 0
+// locks node 1; node 1 is cut from it and connected, on the same port, to node 2.
+std::unique_ptr<Engine> held_node_moved_to_a_new_neighbour() {
   auto e = make_engine(manual({{0, 1}}, 3));
-  ASSERT_TRUE(e->request_lock(0));
-  ASSERT_TRUE(step_until(*e, [&] { return e->node(0).state == InitiatorState::locked; }));
+  EXPECT_TRUE(e->request_lock(0));
+  EXPECT_TRUE(step_until(*e, [&] { return e->node(0).state == InitiatorState::locked; }));
   const core::Port p1 = port_to(*e, 1);
-  ASSERT_EQ(e->cut(1, p1), "");
-  ASSERT_EQ(e->connect(1, p1, 2, 0), "");  // node 2 now on the port node 0 held node 1 through
-  e->inject_lock_port(1, core::no_port);   // node 1 is held by nobody: no isolation to break
+  EXPECT_EQ(e->cut(1, p1), "");
+  EXPECT_EQ(e->connect(1, p1, 2, 0), "");
+  return e;
+}
+
+TEST(P2, SilentWhenAHeldNodeLosesItsHolderAndGainsANeighbourOnTheSamePort) {
+  auto e = held_node_moved_to_a_new_neighbour();
+  e->inject_lock_port(1, core::no_port);  // node 1 is held by nobody: no isolation to break
   EXPECT_FALSE(fired(*e, "P2"));
   EXPECT_EQ(e->node(0).state, InitiatorState::locked);
 }
 
 TEST(P1, SilentWhenANodeCutFromItsLockedHolderIsLockedByANewNeighbour) {
-  auto e = make_engine(manual({{0, 1}}, 3));
-  ASSERT_TRUE(e->request_lock(0));
-  ASSERT_TRUE(step_until(*e, [&] { return e->node(0).state == InitiatorState::locked; }));
-  const core::Port p1 = port_to(*e, 1);
-  ASSERT_EQ(e->cut(1, p1), "");
-  ASSERT_EQ(e->connect(1, p1, 2, 0), "");
+  auto e = held_node_moved_to_a_new_neighbour();
   ASSERT_TRUE(e->request_lock(2));
   ASSERT_TRUE(step_until(*e, [&] { return e->node(2).state == InitiatorState::locked; }));
   EXPECT_EQ(e->node(0).state, InitiatorState::locked);  // node 0 still LOCKED, holding itself only
