@@ -216,8 +216,9 @@ class Monitors {
     checked_at_ = now_, checked_ = true;
     // A request no longer pending leaves the queue only when it reaches the front, so behind one
     // slow request the queue holds every call made since (about four a node at 10^5 nodes after
-    // 300 rounds of the default scenario, 33 bytes a node). Past one entry a node, those are
-    // dropped in place, the order of the rest kept: at most one request a node is pending.
+    // 300 rounds of the default scenario, 33 bytes a node). Once it holds a node's worth more than
+    // after the last drop, those are dropped in place, the order of the rest kept (at most one
+    // request a node is pending).
     if (pending_queue_.size() > compact_above()) {
       std::erase_if(pending_queue_, [&](const auto& request) { return !still_pending(work, request); });
       compacted_at_ = pending_queue_.size();
