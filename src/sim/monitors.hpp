@@ -343,7 +343,7 @@ class Monitors {
   /// port rather than the initiator's number: a byte a node instead of four (the graph is simple,
   /// so a port names one neighbour, and a cut clears it with the edge).
   BigArray<Port> held_at_;
-  std::vector<Viewed> view_;   ///< per node, while kept: its lock variable and LOCKED flag as recorded
+  std::vector<Viewed> view_;  ///< per node, while kept: its lock variable and LOCKED flag as recorded
   std::deque<std::pair<std::uint32_t, NodeId>> pending_queue_;
   std::size_t compacted_at_ = 0;  ///< its length after the last drop of requests no longer pending
   std::size_t pending_peak_ = 0;  ///< its longest

@@ -34,7 +34,7 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // Then the channels, the application's record (16), the monitors' holder as a port (1) and a
   // byte of flags.
   double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + 8 * (delta + 1) + 16 + 1 + 1;
-  if (tracing) per_node += 16 * (delta + 1);          // message ids
+  if (tracing) per_node += 16 * (delta + 1);  // message ids
   // P7's queue of Lock calls: at most about two entries of 8 bytes a node (monitors.hpp).
   if (s.workload.kind == WorkloadKind::automatic) per_node += 16 * s.workload.participation;
   if (s.engine == EngineKind::async) per_node += 32;  // the executions' queue
