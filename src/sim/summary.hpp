@@ -84,10 +84,8 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
       if (oldest.size() == shown_at_most) oldest.pop_back();
       oldest.insert(std::upper_bound(oldest.begin(), oldest.end(), request), request);
     }
-  const std::size_t shown = oldest.size();
   json oldest_j = json::array();
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto [start, u] = oldest[i];
+  for (const auto& [start, u] : oldest) {
     oldest_j.push_back({{"node", u},
                         {"called_at_round", double(start) / r.ticks_per_round},
                         {"age_rounds", double(r.now - start) / r.ticks_per_round},
