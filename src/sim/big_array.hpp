@@ -16,6 +16,17 @@
 
 namespace lmx::sim {
 
+/// One part of the simulator's memory, named as in the summary's bytes_per_node_by_part.
+struct MemoryPart {
+  const char* name;
+  std::size_t bytes;
+};
+[[nodiscard]] inline std::size_t total_bytes(const std::vector<MemoryPart>& parts) {
+  std::size_t total = 0;
+  for (const MemoryPart& part : parts) total += part.bytes;
+  return total;
+}
+
 template <class T>
 struct HugePageAllocator {
   using value_type = T;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "background.hpp"
+#include "big_array.hpp"
 #include "lmx/core/ports.hpp"
 #include "lmx/sim/scenario.hpp"
 #include "rng.hpp"
@@ -141,10 +142,13 @@ class Dynamics {
 
   [[nodiscard]] const std::vector<std::pair<double, double>>& positions() const { return positions_; }
   std::vector<std::pair<double, double>>& positions() { return positions_; }
-  [[nodiscard]] std::size_t bytes() const {
-    return (positions_.capacity() + next_positions_.capacity() + waypoints_.capacity()) * 16 +
-           initial_edges_.capacity() * 8 + swizzled_.capacity() * 8 + restore_.size() * 64 +
-           entered_win_.capacity() * 4 + grid_.bytes() + plan_bytes();
+  /// The bytes held, by part (appended to `parts`; the summary's bytes_per_node_by_part).
+  void add_memory_parts(std::vector<MemoryPart>& parts) const {
+    parts.push_back({"positions", (positions_.capacity() + next_positions_.capacity() + waypoints_.capacity()) * 16});
+    parts.push_back({"spatial_grid", grid_.bytes()});
+    parts.push_back({"mobility_plan", plan_bytes()});
+    parts.push_back({"dynamics", initial_edges_.capacity() * 8 + swizzled_.capacity() * 8 + restore_.size() * 64 +
+                                     entered_win_.capacity() * 4});
   }
 
  private:

@@ -1006,9 +1006,18 @@ class EngineImpl final : public Engine {
   }
 
   // ---------------------------------------------------------------- summary
-  [[nodiscard]] std::size_t memory_bytes() const {
-    return state_.bytes() + net_.bytes() + work_.bytes() + monitors_.bytes() + dynamics_.bytes() + scheduler_.bytes() +
-           schedules_[0].bytes() + schedules_[1].bytes() + tick_counts_.bytes() + prepared_peak_ * sizeof(Prepared);
+  /// What the engine's arrays hold, by part: where a node's bytes go (the summary's
+  /// bytes_per_node_by_part, docs/run-format.md).
+  [[nodiscard]] std::vector<MemoryPart> memory_parts() const {
+    std::vector<MemoryPart> parts{{"node_states", state_.bytes()}};
+    net_.add_memory_parts(parts);
+    parts.push_back({"workload", work_.bytes()});
+    parts.push_back({"monitors", monitors_.bytes()});
+    dynamics_.add_memory_parts(parts);
+    parts.push_back(
+        {"scheduler", scheduler_.bytes() + schedules_[0].bytes() + schedules_[1].bytes() + tick_counts_.bytes()});
+    parts.push_back({"pipeline", prepared_peak_ * sizeof(Prepared)});
+    return parts;
   }
 
   json summary();

@@ -132,13 +132,13 @@ void EngineImpl<Word, FixedDelta>::check_stall() {
 template <class Word, unsigned FixedDelta>
 json EngineImpl<Word, FixedDelta>::summary() {
   dynamics_.discard_plan();  // a run ended early may have one in flight, which reads the graph
-  schedule_worker_.wait();   // and a schedule, which changes the calendar that memory_bytes reads
+  schedule_worker_.wait();   // and a schedule, which changes the calendar that memory_parts reads
   net_.flush_deferred();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall_).count();
   const std::uint64_t events_hash = trace_.events().hash();
   json result = summarize(RunRecord<Word, FixedDelta>{sc_, n_, delta_, now_, tpr_, horizon_, rounds_done_, stalled_,
                                                       interrupted_, state_, net_, work_, monitors_, metrics_,
-                                                      memory_bytes(), wall, events_hash});
+                                                      memory_parts(), wall, events_hash});
   if (trace_.enabled()) {
     result["line_hash"] = trace::hex64(trace_.line_hash());
     json end = {{"ev", "end"},

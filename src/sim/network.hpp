@@ -603,14 +603,22 @@ class Network {
     batching_ = in_ticks_ = false;
   }
 
+  /// The bytes held, by part (appended to `parts`; the summary's bytes_per_node_by_part).
+  void add_memory_parts(std::vector<MemoryPart>& parts) const {
+    std::size_t deferred = deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
+                           entered_.capacity() * sizeof(entered_[0]) + tick_writes_.bytes();
+    for (const auto& list : deferred_) deferred += list.bytes();
+    for (const auto& list : fresh_) deferred += list.bytes();
+    parts.push_back({"port_sets", port_sets_.capacity() * sizeof(PortSets)});
+    parts.push_back({"far_ends", far_ends_.capacity()});
+    parts.push_back({"channels", channels_.capacity() * sizeof(Channel)});
+    parts.push_back({"message_ids", id_.capacity() * 8});
+    parts.push_back({"deferred_writes", deferred});
+  }
   [[nodiscard]] std::size_t bytes() const {
-    std::size_t bytes = port_sets_.capacity() * sizeof(PortSets) + far_ends_.capacity() +
-                        channels_.capacity() * sizeof(Channel) + id_.capacity() * 8 +
-                        deferred_.capacity() * sizeof(deferred_[0]) + carried_.capacity() * sizeof(carried_[0]) +
-                        entered_.capacity() * sizeof(entered_[0]);
-    for (const auto& list : deferred_) bytes += list.bytes();
-    for (const auto& list : fresh_) bytes += list.bytes();
-    return bytes + tick_writes_.bytes();
+    std::vector<MemoryPart> parts;
+    add_memory_parts(parts);
+    return total_bytes(parts);
   }
 
  private:

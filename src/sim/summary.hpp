@@ -38,7 +38,7 @@ struct RunRecord {
   const Workload& work;
   const Monitors<Word, FixedDelta>& monitors;
   const Metrics& metrics;
-  std::size_t memory_bytes;
+  std::vector<MemoryPart> memory_parts;  ///< the engine's arrays by part; their sum is bytes_per_node's
   double wall_seconds;
   std::uint64_t events_hash;
 };
@@ -52,6 +52,8 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
   for (const char* p : {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}) props[p] = r.monitors.fired(p) ? "fail" : "pass";
   const unsigned layout_bits = r.state.stored_bits(), paper_bits = core::paper_state_bits(r.delta, r.scenario.k);
   if (!p5_holds(layout_bits, paper_bits)) props["P5"] = "fail";
+  json by_part = json::object();
+  for (const MemoryPart& part : r.memory_parts) by_part[part.name] = double(part.bytes) / r.nodes;
   json by_kind = json::object();
   const double locks = double(r.metrics.locks_completed);
   for (unsigned i = 0; i < core::message_kind_count; ++i)
@@ -151,7 +153,8 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
       {"jain_fairness", lockers == 0 || sxx == 0 ? json(nullptr) : json(jain)},
       {"max_in_transit_per_edge", r.monitors.max_in_transit()},
       {"bits_per_node", {{"layout", layout_bits}, {"paper", paper_bits}}},
-      {"bytes_per_node", double(r.memory_bytes) / r.nodes},
+      {"bytes_per_node", double(total_bytes(r.memory_parts)) / r.nodes},
+      {"bytes_per_node_by_part", by_part},
       {"actions_per_second", r.wall_seconds > 0 ? double(r.metrics.actions) / r.wall_seconds : 0.0},
       {"wall_seconds", r.wall_seconds},
       {"trace_hash", trace::hex64(r.events_hash)},

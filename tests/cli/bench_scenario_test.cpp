@@ -58,6 +58,7 @@ TEST(BenchScenario, ScaledDefaultIsTheRunOfLmxRun) {
                           "locks_per_second",
                           "steady_locks_per_second",
                           "bytes_per_node",
+                          "bytes_per_node_by_part",
                           "peak_rss_bytes",
                           "peak_rss_bytes_per_node",
                           "setup_seconds",
@@ -95,6 +96,7 @@ TEST(BenchScenario, ScaledDefaultIsTheRunOfLmxRun) {
   EXPECT_EQ(b["actions"], r["actions"]);
   EXPECT_EQ(b["locks_completed"], r["locks_completed"]);
   EXPECT_EQ(b["bytes_per_node"], r["bytes_per_node"]);
+  EXPECT_EQ(b["bytes_per_node_by_part"], r["bytes_per_node_by_part"]);
 }
 
 // Without --rounds the built-in scenario runs 100 rounds; the text form names every figure.
@@ -103,7 +105,7 @@ TEST(BenchScenario, TextNamesTheFiguresAndDefaultRoundsAreAHundred) {
   ASSERT_EQ(t.exit_code, 0) << t.out;
   for (const char* part : {"lmx bench --scenario: 'default' (built-in, scaled to --nodes), 400 nodes", "100 rounds",
                            "actions/s", "locks: ", "per second (wall)", "peak RSS", "bytes per node (peak RSS / nodes)",
-                           "(engine's estimate)", "trace hash "})
+                           "(engine's estimate)", "bytes per node by part: ", "channels 72.0", "trace hash "})
     EXPECT_NE(t.out.find(part), std::string::npos) << part << "\n" << t.out;
   const json r = run_json("run --set nodes=400 --set rounds=100");
   EXPECT_NE(t.out.find("trace hash " + r["trace_hash"].get<std::string>()), std::string::npos) << t.out;

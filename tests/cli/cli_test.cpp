@@ -161,6 +161,11 @@ TEST(Bench, JsonKeysAndImmediateWritesRunTheSameSimulation) {
   EXPECT_GT(d["deferred_writes"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(i["deferred_writes"], 0);
   EXPECT_LE(d["bytes_per_node"].get<double>(), 200.0);
+  // The deferred writes' lists are counted apart, and only a run that defers holds them.
+  EXPECT_GT(d["bytes_per_node_by_part"]["deferred_writes"].get<double>(), 0.0);
+  EXPECT_LT(i["bytes_per_node_by_part"]["deferred_writes"].get<double>(),
+            d["bytes_per_node_by_part"]["deferred_writes"].get<double>());
+  EXPECT_EQ(d["bytes_per_node_by_part"]["channels"].get<double>(), 72.0);
   // The lock workload measures locks, once per variant, and its locks complete.
   const auto& locks = d["lock_workload"];
   EXPECT_EQ(locks["nodes"], 200);

@@ -58,6 +58,38 @@ TEST(Run, SummaryHasTheContractKeys) {
   EXPECT_EQ(r["trace_hash"].get<std::string>().size(), 16u);
 }
 
+// Where a node's bytes go: the parts add up to bytes_per_node, and the fixed-size ones are what
+// their layouts say (docs/run-format.md): nine 8-byte channel records at Delta = 8 with packed
+// 4-byte far ends and the 16-byte packed state, five records and 5-byte far ends at Delta = 4.
+TEST(Run, BytesPerNodeByPartAddUpAndNameTheLayouts) {
+  for (const unsigned delta : {8u, 4u}) {
+    Scenario s = small();
+    s.delta = delta;
+    const json r = run(s);
+    const json& parts = r["bytes_per_node_by_part"];
+    ASSERT_TRUE(parts.is_object()) << r.dump();
+    double sum = 0;
+    for (const auto& [name, bytes] : parts.items()) {
+      EXPECT_GE(bytes.get<double>(), 0.0) << name;
+      sum += bytes.get<double>();
+    }
+    EXPECT_NEAR(sum, r["bytes_per_node"].get<double>(), 1e-9 * sum) << delta;
+    for (const char* name :
+         {"node_states", "port_sets", "far_ends", "channels", "message_ids", "deferred_writes", "workload", "monitors",
+          "positions", "spatial_grid", "mobility_plan", "dynamics", "scheduler", "pipeline"})
+      EXPECT_TRUE(parts.contains(name)) << name;
+    EXPECT_EQ(parts["channels"].get<double>(), 8.0 * (delta + 1)) << delta;
+    EXPECT_EQ(parts["far_ends"].get<double>(), (delta == 8 ? 4.0 : 5.0) * delta) << delta;
+    if (delta == 8) {
+      EXPECT_EQ(parts["node_states"].get<double>(), 16.0);
+    }
+    // The scenario's nodes move: each has a position and a waypoint (and a next position while
+    // a plan is made ahead, on a second thread), and the grid has cells.
+    EXPECT_GE(parts["positions"].get<double>(), 32.0);
+    EXPECT_GT(parts["spatial_grid"].get<double>(), 0.0);
+  }
+}
+
 // The semi-synchronous scan activates nodes at the same rate in every lane of its 64-node words
 // and past the last whole word (200 nodes), and so do the geometric skips of small p: counted from
 // the trace's actions on a ring where every node keeps locking. A scan that lost a lane, or the

@@ -9,12 +9,16 @@
 // rounds, with actions and locks per second, memory per node and the trace hash of `lmx run`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <numbers>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "command.hpp"
 #include "lmx/sim/simulation.hpp"
@@ -47,6 +51,18 @@ double real_number(const std::string& text, const char* option, double lo, doubl
 /// ReceivePrepare, ReceiveReady, CheckStart ... on its own messages (no simulator around it):
 /// 400 000 locks (about 0.1 s in an optimised build), or as many as fit in 0.25 s (a sanitized
 /// build steps ten times slower, and its tests run lmx bench often).
+/// The summary's bytes_per_node_by_part in one line, the largest first, parts of 0.05 bytes or less
+/// left out ("channels 72.0, far_ends 32.0, ...").
+std::string parts_text(const json& by_part) {
+  std::vector<std::pair<double, std::string>> parts;
+  for (auto it = by_part.begin(); it != by_part.end(); ++it)
+    if (it.value().get<double>() > 0.05) parts.emplace_back(it.value().get<double>(), it.key());
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [bytes, name] : parts) out += fmt::format("{}{} {:.1f}", out.empty() ? "" : ", ", name, bytes);
+  return out;
+}
+
 double core_actions_per_second() {
   using namespace lmx::core;
   const Protocol<std::uint16_t> protocol(Config{8, 4, default_variant});
@@ -237,6 +253,7 @@ json run(const Request& q, std::string& note) {
           {"locks_per_second", rate(double(locks), run_wall)},
           {"steady_locks_per_second", rate(double(steady_locks), steady_wall)},
           {"bytes_per_node", r["bytes_per_node"]},
+          {"bytes_per_node_by_part", r["bytes_per_node_by_part"]},
           {"peak_rss_bytes", rss},
           {"peak_rss_bytes_per_node", double(rss) / s.nodes},
           {"setup_seconds", setup},
@@ -282,6 +299,7 @@ std::string text(const json& b, const std::string& note) {
   line(fmt::format("  memory: peak RSS {}, {:.0f} bytes per node (peak RSS / nodes), {:.0f} (engine's estimate)",
                    memory_size(b["peak_rss_bytes"].get<std::uint64_t>()), b["peak_rss_bytes_per_node"].get<double>(),
                    b["bytes_per_node"].get<double>()));
+  line("  bytes per node by part: " + parts_text(b["bytes_per_node_by_part"]));
   std::string props;
   for (auto it = b["properties"].begin(); it != b["properties"].end(); ++it)
     props += fmt::format(" {}:{}", it.key(), it.value().get<std::string>());
@@ -422,6 +440,7 @@ const lmx::cli::Register bench_command{
              {"stalled", r["stalled"]},
              {"violation_counts", r["violation_counts"]},
              {"bytes_per_node", r["bytes_per_node"]},
+             {"bytes_per_node_by_part", r["bytes_per_node_by_part"]},
              {"peak_rss_bytes", peak_rss_bytes()},
              {"setup_seconds", setup},
              {"run_seconds", wall},
@@ -443,6 +462,7 @@ const lmx::cli::Register bench_command{
          fmt::print("  from round {} on: {:.3g} actions/s\n", steady_from, steady_rate);
          fmt::print("  {:.0f} bytes per node (simulator state), peak RSS {:.1f} MiB, setup {:.2f} s\n",
                     r["bytes_per_node"].get<double>(), double(peak_rss_bytes()) / (1 << 20), setup);
+         fmt::print("  bytes per node by part: {}\n", parts_text(r["bytes_per_node_by_part"]));
          const auto bench_locks = r["locks_completed"].get<std::uint64_t>();
          fmt::print("  locks completed: {}{}\n", bench_locks,
                     bench_locks ? "" : " (too few rounds for a lock to complete: see the lock workload)");
