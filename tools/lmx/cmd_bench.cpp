@@ -47,10 +47,6 @@ double real_number(const std::string& text, const char* option, double lo, doubl
   return x;
 }
 
-/// Baseline measured in the same process: the core alone, one node stepping through InitLock,
-/// ReceivePrepare, ReceiveReady, CheckStart ... on its own messages (no simulator around it):
-/// 400 000 locks (about 0.1 s in an optimised build), or as many as fit in 0.25 s (a sanitized
-/// build steps ten times slower, and its tests run lmx bench often).
 /// The summary's bytes_per_node_by_part in one line, the largest first, parts of 0.05 bytes or less
 /// left out ("channels 72.0, far_ends 32.0, ...").
 std::string parts_text(const json& by_part) {
@@ -63,6 +59,10 @@ std::string parts_text(const json& by_part) {
   return out;
 }
 
+/// Baseline measured in the same process: the core alone, one node stepping through InitLock,
+/// ReceivePrepare, ReceiveReady, CheckStart ... on its own messages (no simulator around it):
+/// 400 000 locks (about 0.1 s in an optimised build), or as many as fit in 0.25 s (a sanitized
+/// build steps ten times slower, and its tests run lmx bench often).
 double core_actions_per_second() {
   using namespace lmx::core;
   const Protocol<std::uint16_t> protocol(Config{8, 4, default_variant});
