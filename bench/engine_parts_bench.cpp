@@ -153,12 +153,15 @@ void BM_ChannelPick(benchmark::State& state) {
   const unsigned ports = s.delta + 1;  // port 0, the self-channel, and ports 1..Delta
   constexpr std::uint16_t now = 1;
   std::mt19937_64 random(1);
-  std::vector<Channel> records(std::size_t{nodes} * ports);
-  for (auto& c : records) {
-    c = Channel{};
-    c.count = static_cast<std::uint8_t>(random() % (inline_slots + 1));
-    for (auto& stamp : c.stamp) stamp = random() % 8 == 0 ? now : std::uint16_t{0};
-  }
+  const ChannelFields fields{ports};
+  std::vector<std::uint8_t> records(std::size_t{nodes} * fields.stride());
+  for (std::uint32_t u = 0; u < nodes; ++u)
+    for (unsigned p = 0; p < ports; ++p) {
+      std::uint8_t* rec = &records[std::size_t{u} * fields.stride()];
+      rec[fields.counts(p)] = static_cast<std::uint8_t>(random() % (inline_slots + 1));
+      for (unsigned slot = 0; slot < inline_slots; ++slot)
+        store_stamp(rec + fields.stamp(slot, p), random() % 8 == 0 ? now : std::uint16_t{0});
+    }
   std::vector<NodeId> order(nodes);
   std::iota(order.begin(), order.end(), NodeId{0});
   std::shuffle(order.begin(), order.end(), random);
@@ -170,7 +173,7 @@ void BM_ChannelPick(benchmark::State& state) {
     const NodeId u = order[next];
     next = next + 1 == order.size() ? 0 : next + 1;
     Candidates candidates;
-    candidates.masked = true, candidates.mask = receivable(&records[std::size_t{u} * ports], now);
+    candidates.masked = true, candidates.mask = receivable(&records[std::size_t{u} * fields.stride()], now);
     candidates.k = core::PortSet<std::uint64_t>(candidates.mask).size();
     if (candidates.k == 0) continue;
     const unsigned pick = delivery.pick(candidates, [](Slot) { return 0; });

@@ -66,16 +66,20 @@ void BM_ReceivableMask(benchmark::State& state) {
   // 512 nodes' records with random counts and stamps, visited in turn (all in L1).
   constexpr unsigned ports = 9, nodes = 512;
   std::mt19937_64 rng(1);
-  std::vector<Channel> records(std::size_t{nodes} * ports);
-  for (auto& c : records) {
-    c.count = static_cast<std::uint8_t>(rng() % (inline_slots + 1));
-    for (auto& stamp : c.stamp) stamp = static_cast<std::uint16_t>(rng() % 2);
-  }
+  const ChannelFields fields{ports};
+  std::vector<std::uint8_t> records(std::size_t{nodes} * fields.stride());
+  for (unsigned u = 0; u < nodes; ++u)
+    for (unsigned p = 0; p < ports; ++p) {
+      std::uint8_t* rec = &records[std::size_t{u} * fields.stride()];
+      rec[fields.counts(p)] = static_cast<std::uint8_t>(rng() % (inline_slots + 1));
+      for (unsigned slot = 0; slot < inline_slots; ++slot)
+        store_stamp(rec + fields.stamp(slot, p), static_cast<std::uint16_t>(rng() % 2));
+    }
   const bool vector_form = state.range(0) != 0;
   std::uint64_t sum = 0;
   unsigned node = 0;
   for (auto _ : state) {
-    const Channel* ch = &records[std::size_t{node} * ports];
+    const std::uint8_t* ch = &records[std::size_t{node} * fields.stride()];
 #if defined(__SSE2__)
     sum += vector_form ? receivable_mask_sse2(ch, ports, 1) : receivable_mask_portable(ch, ports, 1);
 #else

@@ -31,6 +31,7 @@ template <class T>
 struct HugePageAllocator {
   using value_type = T;
   static constexpr std::size_t huge_page = std::size_t{2} << 20;
+  static constexpr std::align_val_t line{64};
 
   HugePageAllocator() = default;
   template <class U>
@@ -38,7 +39,8 @@ struct HugePageAllocator {
 
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < huge_page) return static_cast<T*>(::operator new(bytes));
+    // Small arrays on cache-line boundaries too: a node's channel record is one line at Delta = 8.
+    if (bytes < huge_page) return static_cast<T*>(::operator new(bytes, line));
     // Round up to whole huge pages so that the aligned allocation is valid and fully advisable.
     const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
     void* p = std::aligned_alloc(huge_page, rounded);
@@ -50,7 +52,7 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if (n * sizeof(T) < huge_page)
-      ::operator delete(p);
+      ::operator delete(p, line);
     else
       std::free(p);
   }

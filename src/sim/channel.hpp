@@ -4,7 +4,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -16,86 +18,131 @@ namespace lmx::sim {
 
 /// Messages per directed channel stored inline; Theorem 1 bounds the messages along an edge by 2.
 constexpr unsigned inline_slots = 2;
+/// The most messages one directed channel holds (its count is 4 bits); P4 allows 2, and a run
+/// whose channel would hold more stops with a P4 report.
+constexpr unsigned max_channel_count = 15;
 
-/// One directed channel (the messages waiting at a node's port), in one 8-byte record so that a
-/// send touches one cache line. Send times are kept modulo 2^16 ticks: a message is receivable when
-/// its age is not 0 modulo 2^16 (a message that waited exactly a multiple of 2^16 ticks waits one
-/// more tick, a delay the adversary may impose anyway), and ages order `oldest` delivery.
-struct Channel {
-  std::uint16_t stamp[inline_slots];
-  std::uint8_t count;
-  std::uint8_t byte[inline_slots];
-  /// The messages this node sent on this port that still wait in the neighbour's channel (that
-  /// channel's `count`, mirrored at the sender). P4 counts the messages along an edge at each
-  /// send; with this copy the sender finds both halves in its own record, and the write into the
-  /// receiver's channel may wait (deferred writes, in the engine).
-  std::uint8_t outgoing;
+/// The directed channels of one node (the messages waiting at its ports 0..ports-1), in one record
+/// of `stride()` bytes laid out field by field: every port's first slot's send tick, then every
+/// port's second slot's, then the two slots' message bytes the same way, then one byte per port with
+/// the channel's count in its low 4 bits and, in its high 4 bits, the count of the messages this
+/// node sent on that port that still wait in the neighbour's channel (that channel's count, mirrored
+/// at the sender: P4 counts the messages along an edge at each send, and with this copy the sender
+/// finds both halves in its own record, so the write into the receiver's channel may wait; deferred
+/// writes, in the network). At Delta = 8 the record is 63 bytes, one cache line a node (with 8-byte
+/// records per channel it was 72 bytes, two lines for most nodes). Send times are kept modulo 2^16
+/// ticks: a message is receivable when its age is not 0 modulo 2^16 (a message that waited exactly
+/// a multiple of 2^16 ticks waits one more tick, a delay the adversary may impose anyway), and ages
+/// order `oldest` delivery.
+struct ChannelFields {
+  unsigned ports;
+  [[nodiscard]] constexpr std::size_t stamp(unsigned slot, unsigned p) const { return 2 * (std::size_t{slot} * ports + p); }
+  [[nodiscard]] constexpr std::size_t byte(unsigned slot, unsigned p) const {
+    return 4 * std::size_t{ports} + std::size_t{slot} * ports + p;
+  }
+  [[nodiscard]] constexpr std::size_t counts(unsigned p) const { return 6 * std::size_t{ports} + p; }
+  /// Bytes per node: the 7 * ports of the fields, rounded up to 8.
+  [[nodiscard]] constexpr std::size_t stride() const { return (7 * std::size_t{ports} + 7) / 8 * 8; }
 };
-static_assert(sizeof(Channel) == 8);
+static_assert(ChannelFields{9}.stride() == 64);
 
-/// The receivable inline messages of `ports` consecutive channel records (ports 0..ports-1 of one
-/// node), as a mask with bit port * inline_slots + slot: a slot is a candidate if it is occupied
-/// and its message was not stamped `now` (sent by an execution that did not start earlier).
-/// Requires ports * inline_slots <= 64 and every count <= inline_slots.
-[[nodiscard]] inline std::uint64_t receivable_mask_portable(const Channel* ch, unsigned ports, std::uint16_t now) {
+/// The counts byte's halves.
+constexpr unsigned count_mask = 0x0F, outgoing_one = 0x10;
+
+[[nodiscard, gnu::always_inline]] inline std::uint16_t load_stamp(const std::uint8_t* at) {
+  std::uint16_t v;
+  std::memcpy(&v, at, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store_stamp(std::uint8_t* at, std::uint16_t v) { std::memcpy(at, &v, sizeof v); }
+
+/// The receivable inline messages of one node's record (`ports` channels), as a mask with bit
+/// port * inline_slots + slot: a slot is a candidate if it is occupied and its message was not
+/// stamped `now` (sent by an execution that did not start earlier). Requires ports * inline_slots <=
+/// 64 and every count <= inline_slots.
+[[nodiscard]] inline std::uint64_t receivable_mask_portable(const std::uint8_t* rec, unsigned ports,
+                                                            std::uint16_t now) {
   static_assert(inline_slots == 2);
+  const ChannelFields f{ports};
   std::uint64_t mask = 0;
   for (unsigned p = 0; p < ports; ++p) {
-    const unsigned count = ch[p].count;
-    const std::uint64_t bits = std::uint64_t(unsigned(count > 0) & unsigned(ch[p].stamp[0] != now)) |
-                               std::uint64_t(unsigned(count > 1) & unsigned(ch[p].stamp[1] != now)) << 1;
+    const unsigned count = rec[f.counts(p)] & count_mask;
+    const std::uint64_t bits = std::uint64_t(unsigned(count > 0) & unsigned(load_stamp(rec + f.stamp(0, p)) != now)) |
+                               std::uint64_t(unsigned(count > 1) & unsigned(load_stamp(rec + f.stamp(1, p)) != now))
+                                   << 1;
     mask |= bits << (inline_slots * p);
   }
   return mask;
 }
 
+/// Bits 0..7 of x at the even positions 0..14 and bits 8..15 at the odd ones 1..15 (slot 0's and
+/// slot 1's candidates of eight ports into the mask's port-by-port order).
+[[nodiscard, gnu::always_inline]] constexpr unsigned interleave_slots(unsigned x) {
+  unsigned t = (x & 0xFFu) | (x & 0xFF00u) << 8;  // slot 0 in bits 0..7, slot 1 in bits 16..23
+  t = (t | t << 4) & 0x0F0F0F0Fu;
+  t = (t | t << 2) & 0x33333333u;
+  t = (t | t << 1) & 0x55555555u;
+  return (t & 0xFFFFu) | (t >> 15);
+}
+
 #if defined(__SSE2__)
-/// The same mask, two records per 16-byte load: about a quarter of the portable form's
+/// The candidates of ports p..p+Lanes-1 (Lanes 4 or 8, all below `ports`) in the mask's order,
+/// from three loads: the two slots' stamps and the counts.
+template <unsigned Lanes>
+[[nodiscard, gnu::always_inline]] inline unsigned receivable_lanes(const std::uint8_t* rec, unsigned ports,
+                                                                   unsigned p, __m128i now_lanes) {
+  static_assert(Lanes == 4 || Lanes == 8);
+  const ChannelFields f{ports};
+  auto load = [](const std::uint8_t* at, unsigned bytes) {
+    if (bytes == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    if (bytes == 8) return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at));
+    std::uint32_t v;
+    std::memcpy(&v, at, sizeof v);
+    return _mm_cvtsi32_si128(static_cast<int>(v));
+  };
+  const __m128i stamps0 = load(rec + f.stamp(0, p), 2 * Lanes), stamps1 = load(rec + f.stamp(1, p), 2 * Lanes);
+  // The counts as 16-bit lanes, their high halves (the sender's copies) cleared; lanes past Lanes
+  // are 0, so they never pass.
+  const __m128i counts = _mm_and_si128(_mm_unpacklo_epi8(load(rec + f.counts(p), Lanes), _mm_setzero_si128()),
+                                       _mm_set1_epi16(count_mask));
+  const __m128i slot0 = _mm_andnot_si128(_mm_cmpeq_epi16(stamps0, now_lanes), _mm_cmpgt_epi16(counts, _mm_setzero_si128()));
+  const __m128i slot1 = _mm_andnot_si128(_mm_cmpeq_epi16(stamps1, now_lanes), _mm_cmpgt_epi16(counts, _mm_set1_epi16(1)));
+  // Slot 0's lanes in bits 0..7, slot 1's in bits 8..15.
+  const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(slot0, slot1)));
+  return interleave_slots(Lanes == 8 ? bits : (bits & 0x0Fu) | (bits & 0x0F00u));
+}
+
+/// The same mask, eight ports (or four) per three loads: about a quarter of the portable form's
 /// instructions, which collecting the candidates of every activation spent most of its time in.
-[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask_sse2(const Channel* ch, unsigned ports,
+[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask_sse2(const std::uint8_t* rec, unsigned ports,
                                                                             std::uint16_t now) {
   static_assert(inline_slots == 2);
-  // As 16-bit lanes, a pair of records is: stamp0, stamp1, count | byte0 << 8, byte1 | outgoing << 8,
-  // and the same for the second record in lanes 4..7.
   const __m128i now_lanes = _mm_set1_epi16(static_cast<short>(now));
-  const __m128i low_byte = _mm_set1_epi16(0x00FF);
-  // Slot 0 needs count > 0, slot 1 count > 1; lanes 2, 3, 6, 7 never pass (a count is below 255).
-  const __m128i need = _mm_setr_epi16(0, 1, 255, 255, 0, 1, 255, 255);
-  // A pair's candidate lanes (slot 0 and 1 of each record, all ones where receivable).
-  auto pair_ok = [&](unsigned p) {
-    const __m128i pair = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ch + p));
-    const __m128i stamped_now = _mm_cmpeq_epi16(pair, now_lanes);
-    // Each record's count word into all four of its lanes.
-    const __m128i counts = _mm_and_si128(_mm_shufflehi_epi16(_mm_shufflelo_epi16(pair, 0xAA), 0xAA), low_byte);
-    return _mm_andnot_si128(stamped_now, _mm_cmpgt_epi16(counts, need));
-  };
   std::uint64_t mask = 0;
   unsigned p = 0;
-  for (; p + 4 <= ports; p += 4) {
-    // Two pairs per movemask: bytes 0, 1, 4, 5, 8, 9, 12, 13 of the packed lanes are the four
-    // records' slots; the shifts below gather those 8 bits.
-    auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(pair_ok(p), pair_ok(p + 2))));
-    bits &= 0x3333u;
-    bits = (bits | (bits >> 2)) & 0x0F0Fu;
-    bits = (bits | (bits >> 4)) & 0x00FFu;
-    mask |= std::uint64_t{bits} << (inline_slots * p);
+  for (; p + 8 <= ports; p += 8) mask |= std::uint64_t{receivable_lanes<8>(rec, ports, p, now_lanes)} << (inline_slots * p);
+  if (p + 4 <= ports) {
+    mask |= std::uint64_t{receivable_lanes<4>(rec, ports, p, now_lanes)} << (inline_slots * p);
+    p += 4;
   }
-  if (p + 2 <= ports) {
-    const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(pair_ok(p), pair_ok(p))));
-    mask |= std::uint64_t((bits & 3u) | ((bits >> 2) & 0xCu)) << (inline_slots * p);
-    p += 2;
+  // The last one to three ports, one at a time.
+  const ChannelFields f{ports};
+  for (; p < ports; ++p) {
+    const unsigned count = rec[f.counts(p)] & count_mask;
+    mask |= (std::uint64_t(unsigned(count > 0) & unsigned(load_stamp(rec + f.stamp(0, p)) != now)) |
+             std::uint64_t(unsigned(count > 1) & unsigned(load_stamp(rec + f.stamp(1, p)) != now)) << 1)
+            << (inline_slots * p);
   }
-  if (p < ports) mask |= receivable_mask_portable(ch + p, 1, now) << (inline_slots * p);
   return mask;
 }
 #endif
 
-[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask(const Channel* ch, unsigned ports,
+[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask(const std::uint8_t* rec, unsigned ports,
                                                                        std::uint16_t now) {
 #if defined(__SSE2__)
-  return receivable_mask_sse2(ch, ports, now);
+  return receivable_mask_sse2(rec, ports, now);
 #else
-  return receivable_mask_portable(ch, ports, now);
+  return receivable_mask_portable(rec, ports, now);
 #endif
 }
 
@@ -126,12 +173,12 @@ static_assert(sizeof(Channel) == 8);
 /// receivable_mask for a port count fixed at compile time: the loop unrolls, with constant
 /// shifts (at Delta = 8 a third fewer instructions per activation than the runtime count).
 template <unsigned Ports>
-[[nodiscard]] std::uint64_t receivable_mask_of(const Channel* ch, std::uint16_t now) {
-  return receivable_mask(ch, Ports, now);
+[[nodiscard]] std::uint64_t receivable_mask_of(const std::uint8_t* rec, std::uint16_t now) {
+  return receivable_mask(rec, Ports, now);
 }
-using ReceivableMask = std::uint64_t (*)(const Channel*, std::uint16_t);
+using ReceivableMask = std::uint64_t (*)(const std::uint8_t*, std::uint16_t);
 
-/// The receivable_mask_of for `ports` (1..32) consecutive channel records.
+/// The receivable_mask_of for a record of `ports` (1..32) channels.
 [[nodiscard]] inline ReceivableMask receivable_mask_for(unsigned ports) {
   static constexpr auto table = []<unsigned... I>(std::integer_sequence<unsigned, I...>) {
     return std::array<ReceivableMask, sizeof...(I)>{&receivable_mask_of<I + 1>...};

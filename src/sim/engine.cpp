@@ -342,7 +342,7 @@ class EngineImpl final : public Engine {
     }
     if (k && pick-- == 0) {
       const unsigned i = delivery_.pick(
-          candidates, [&](Slot slot) { return int(net_.age_of(net_.stored(net_.channel(u, slot.port), slot.index))); });
+          candidates, [&](Slot slot) { return int(net_.age_of(net_.stored(u, slot.port, slot.index))); });
       const Slot chosen = candidates.at(i);
       c.what = Choice::deliver, c.port = chosen.port, c.slot = chosen.index;
       return c;
@@ -370,7 +370,7 @@ class EngineImpl final : public Engine {
   }
 
   void deliver(NodeId u, Slot chosen, State& s) {
-    const Stored m = net_.stored(net_.channel(u, chosen.port), chosen.index);
+    const Stored m = net_.stored(u, chosen.port, chosen.index);
     net_.remove(u, chosen.port, chosen.index);
     const core::Decoded d = decoded_[m.byte];
     if (!d.ok()) [[unlikely]]
@@ -531,7 +531,7 @@ class EngineImpl final : public Engine {
     if (a.phase == AppPhase::requesting) a.messages += static_cast<std::uint32_t>(sends);
   }
   [[gnu::noinline]] void channel_overflow(NodeId to, Port p) {
-    monitors_.report("P4", {to}, {p}, "more than 255 messages waiting on one channel; the run stops");
+    monitors_.report("P4", {to}, {p}, "more than " + std::to_string(max_channel_count) + " messages waiting on one channel; the run stops");
     done_ = true;
   }
 
@@ -658,7 +658,7 @@ class EngineImpl final : public Engine {
         r.o.act = core::Activation{work_.app(u).phase == AppPhase::wait_lock ? Action::init_lock : Action::init_unlock};
         break;
       case Choice::deliver: {
-        const Stored m = net_.stored(net_.channel(u, r.c.port), r.c.slot);
+        const Stored m = net_.stored(u, r.c.port, r.c.slot);
         r.byte = m.byte, r.stamp = m.stamp;
         const core::Decoded d = decoded_[m.byte];
         if (!d.ok()) [[unlikely]] {

@@ -3,8 +3,8 @@
 // transit, including the deferred writes of the semi-synchronous scan and of the asynchronous
 // engine's ticks.
 //
-// Storage is structure-of-arrays indexed by node (and by node * (Delta + 1) + port for channels),
-// sized once at construction; nothing here allocates per message unless a channel overflows the P4
+// Storage is structure-of-arrays indexed by node (the channels: one record of a node's Delta + 1
+// channels per node, channel.hpp; a channel's number is node * (Delta + 1) + port), sized once at construction; nothing here allocates per message unless a channel overflows the P4
 // bound (the overflow goes to a side table and the engine reports a P4 violation).
 #pragma once
 
@@ -137,7 +137,7 @@ class Network {
   /// them (a link reads them only after a test's injection); every other use comes after it.
   void allocate_channels() {
     if (!channels_.empty()) return;
-    channels_.assign(std::size_t{n_} * ports_of(), Channel{});
+    channels_.assign(std::size_t{n_} * stride_of(), std::uint8_t{0});
     if (keep_ids_) id_.assign(std::size_t{n_} * ports_of() * inline_slots, std::uint64_t{0});
   }
 
@@ -151,7 +151,7 @@ class Network {
   /// block (their blocks are only a way to number channels there).
   [[nodiscard]] static bool can_defer_in_ticks(unsigned delta, unsigned block_shift) {
     const unsigned shift = std::min(14u, block_shift);
-    return (std::size_t{delta + 1} << (shift + entry_shift)) <= (std::size_t{1} << 32);
+    return (std::size_t{1} << (port_shift_for(delta + 1) + shift + entry_shift)) <= (std::size_t{1} << 32);
   }
 
   // ---------------------------------------------------------------- graph
@@ -254,8 +254,9 @@ class Network {
     // A free port's channel and copy are empty (a cut empties both) unless a test injected
     // messages there; then each end's copy starts as the other end's count.
     if (keep_outgoing_ && injected_on_free_port_) {
-      channels_[channel(u, pu)].outgoing = channels_[channel(v, pv)].count;
-      channels_[channel(v, pv)].outgoing = channels_[channel(u, pu)].count;
+      const unsigned at_u = count(u, pu), at_v = count(v, pv);
+      counts_byte(u, pu) = static_cast<std::uint8_t>(at_u | at_v << 4);
+      counts_byte(v, pv) = static_cast<std::uint8_t>(at_v | at_u << 4);
     }
     ++edges_;
   }
@@ -283,41 +284,52 @@ class Network {
   [[nodiscard]] std::size_t channel(NodeId u, Port p) const { return std::size_t{u} * ports_of() + p; }
   [[nodiscard]] std::uint16_t now16() const { return static_cast<std::uint16_t>(now_); }
   [[nodiscard]] std::uint16_t age_of(const Stored& m) const { return static_cast<std::uint16_t>(now16() - m.stamp); }
-  [[nodiscard]] unsigned count(NodeId u, Port p) const { return channels_[channel(u, p)].count; }
+  [[nodiscard]] unsigned count(NodeId u, Port p) const { return counts_byte(u, p) & count_mask; }
+  /// The sender's copy of the far channel's count (kept with deferred writes only).
+  [[nodiscard]] unsigned outgoing(NodeId u, Port p) const { return counts_byte(u, p) >> 4; }
   [[nodiscard]] std::uint64_t in_transit() const { return in_transit_; }
   [[nodiscard]] bool has_ids() const { return !id_.empty(); }
 
-  /// Puts a message into `to`'s channel on port p; false if the channel already held 255 messages
-  /// (the engine then stops the run with a P4 violation). The caller updates the sender's
-  /// `outgoing` (it knows the sender without reading `to`'s peer arrays).
+  /// Puts a message into `to`'s channel on port p; false if the channel already held
+  /// max_channel_count messages (the engine then stops the run with a P4 violation). The caller
+  /// updates the sender's `outgoing` (it knows the sender without reading `to`'s peer arrays).
   bool enqueue(NodeId to, Port p, std::uint8_t byte, std::uint64_t id) {
     const std::size_t c = channel(to, p);
-    Channel& ch = channels_[c];
-    const unsigned k = ch.count;
+    std::uint8_t* rec = record(to);
+    const unsigned k = rec[fields().counts(p)] & count_mask;
+    if (k == max_channel_count) return false;
     if (k < inline_slots) {
-      ch.byte[k] = byte, ch.stamp[k] = now16();
+      rec[fields().byte(k, p)] = byte, store_stamp(rec + fields().stamp(k, p), now16());
       if (!id_.empty()) id_[c * inline_slots + k] = id;
     } else {
       overflow_[c].push_back({byte, now16(), id});
     }
-    if (k == 255) return false;
-    ch.count = static_cast<std::uint8_t>(k + 1);
+    ++rec[fields().counts(p)];
     ++in_transit_;
     return true;
   }
-  [[nodiscard, gnu::always_inline]] Stored stored(std::size_t c, unsigned i) const {
-    if (i < inline_slots)
-      return {channels_[c].byte[i], channels_[c].stamp[i], id_.empty() ? 0 : id_[c * inline_slots + i]};
-    return overflow_.at(c)[i - inline_slots];
+  /// Message i of u's channel on port p.
+  [[nodiscard, gnu::always_inline]] Stored stored(NodeId u, Port p, unsigned i) const {
+    if (i < inline_slots) {
+      const std::uint8_t* rec = record(u);
+      return {rec[fields().byte(i, p)], load_stamp(rec + fields().stamp(i, p)),
+              id_.empty() ? 0 : id_[channel(u, p) * inline_slots + i]};
+    }
+    return overflow_.at(channel(u, p))[i - inline_slots];
+  }
+  /// Message i of channel c (channel(u, p)).
+  [[nodiscard]] Stored stored(std::size_t c, unsigned i) const {
+    return stored(static_cast<NodeId>(c / ports_of()), static_cast<Port>(c % ports_of()), i);
   }
   /// Removes message i of u's channel on port p (a bag: the last message takes its place).
   [[gnu::always_inline]] void remove(NodeId u, Port p, unsigned i) {
     const std::size_t c = channel(u, p);
-    const unsigned last = channels_[c].count - 1u;
+    std::uint8_t* rec = record(u);
+    const unsigned last = (rec[fields().counts(p)] & count_mask) - 1u;
     if (i != last) {
-      const Stored m = stored(c, last);
+      const Stored m = stored(u, p, last);
       if (i < inline_slots) {
-        channels_[c].byte[i] = m.byte, channels_[c].stamp[i] = m.stamp;
+        rec[fields().byte(i, p)] = m.byte, store_stamp(rec + fields().stamp(i, p), m.stamp);
         if (!id_.empty()) id_[c * inline_slots + i] = m.id;
       } else {
         overflow_[c][i - inline_slots] = m;
@@ -328,21 +340,21 @@ class Network {
       spill.pop_back();
       if (spill.empty()) overflow_.erase(c);
     }
-    channels_[c].count = static_cast<std::uint8_t>(last);
+    --rec[fields().counts(p)];
     --in_transit_;
     // The sender's copy of this count.
     if (keep_outgoing_ && p != core::self_port && peer(u, p) != no_node) {
       if (batching_)
         write_later(peer(u, p), peer_port(u, p), entry_outgoing_delivered);
       else
-        --channels_[channel(peer(u, p), peer_port(u, p))].outgoing;
+        counts_byte(peer(u, p), peer_port(u, p)) -= outgoing_one;
     }
   }
 
   /// Messages in transit along the edge at `to`'s port p, given the other end.
   [[nodiscard]] unsigned along(NodeId to, Port p, NodeId from, Port from_port) const {
-    unsigned n = channels_[channel(to, p)].count;
-    if (p != core::self_port) n += channels_[channel(from, from_port)].count;
+    unsigned n = count(to, p);
+    if (p != core::self_port) n += count(from, from_port);
     return n;
   }
 
@@ -353,13 +365,13 @@ class Network {
   };
   /// Sends `byte` from u's port p to `to`'s port `to_port` (an existing edge, or port 0).
   [[gnu::always_inline]] Posted post(NodeId u, Port p, NodeId to, Port to_port, std::uint8_t byte, std::uint64_t id) {
-    Channel& own = channels_[channel(u, p)];
-    if (batching_ && p != core::self_port && own.outgoing < inline_slots) {
+    std::uint8_t& own = counts_byte(u, p);
+    if (batching_ && p != core::self_port && (own >> 4) < inline_slots) {
       // Deferred: the message joins the receiver's channel before anything reads it (see
       // write_later); P4 is checked now, from the sender's record alone.
-      ++own.outgoing, ++in_transit_;
+      own = static_cast<std::uint8_t>(own + outgoing_one), ++in_transit_;
       write_later(to, to_port, unsigned{byte} << 1 | entry_message);
-      return {unsigned{own.outgoing} + own.count, true};
+      return {(unsigned{own} >> 4) + (unsigned{own} & count_mask), true};
     }
     // An earlier send of this action on this port (a double send, errata E3) may still wait in
     // the receiver's block list: it goes first, as it would have with immediate writes.
@@ -372,7 +384,7 @@ class Network {
         apply_block(to >> block_shift_);
     }
     const bool ok = enqueue(to, to_port, byte, id);
-    if (ok && keep_outgoing_ && p != core::self_port) ++own.outgoing;
+    if (ok && keep_outgoing_ && p != core::self_port) own = static_cast<std::uint8_t>(own + outgoing_one);
     return {along(to, to_port, u, p), ok};
   }
   /// A test's message put straight into u's channel on `port`.
@@ -381,7 +393,7 @@ class Network {
     if (port != core::self_port && peer(u, port) == no_node) injected_on_free_port_ = true;
     const bool ok = enqueue(u, port, byte, id);
     if (keep_outgoing_ && ok && port != core::self_port && peer(u, port) != no_node)
-      ++channels_[channel(peer(u, port), peer_port(u, port))].outgoing;
+      counts_byte(peer(u, port), peer_port(u, port)) += outgoing_one;
     return ok;
   }
 
@@ -389,7 +401,7 @@ class Network {
   /// tick is not yet).
   [[nodiscard]] bool has_messages(NodeId u) const {
     for (Port p = 0; p <= delta_of(); ++p)
-      if (channels_[channel(u, p)].count != 0) return true;
+      if (count(u, p) != 0) return true;
     return false;
   }
 
@@ -401,15 +413,14 @@ class Network {
       // The common case, without branches on the (unpredictable) channel contents: every channel
       // holds at most the inline slots, and a slot is a candidate if it is occupied and its message
       // was not sent in the current tick. Same candidates, in the same order, as the general loop.
-      const std::uint64_t mask = receivable_of(&channels_[channel(u, 0)], now16());
+      const std::uint64_t mask = receivable_of(record(u), now16());
       out.masked = true, out.mask = mask;
       out.k = core::PortSet<std::uint64_t>(mask).size();
       return;
     }
     for (Port p = 0; p <= delta_of(); ++p) {
-      const std::size_t c = channel(u, p);
-      for (unsigned i = 0; i < channels_[c].count && k < out.slots.size(); ++i) {
-        const std::uint16_t age = age_of(stored(c, i));
+      for (unsigned i = 0; i < count(u, p) && k < out.slots.size(); ++i) {
+        const std::uint16_t age = age_of(stored(u, p, i));
         if (age == 0) continue;  // sent by an execution that did not start earlier
         if (delay.active && (u == delay.target || (p && peer(u, p) == delay.target)) && age < delay.patience_ticks)
           continue;  // the target's message is held back, within the fairness bound
@@ -442,14 +453,16 @@ class Network {
   }
   /// w's own channels alone (what a pipelined round's choosing thread reads of w's records).
   void prefetch_channels(NodeId w) const {
-    const char* own = reinterpret_cast<const char*>(&channels_[channel(w, 0)]);
-    __builtin_prefetch(own, 1), __builtin_prefetch(own + sizeof(Channel) * (ports_of() - 1), 1);
+    // One line at Delta = 8 (a record of 64 bytes on a 64-byte boundary).
+    const std::uint8_t* own = record(w);
+    __builtin_prefetch(own, 1);
+    if (stride_of() > 64 || stride_of() % 64 != 0) __builtin_prefetch(own + stride_of() - 1, 1);
   }
   /// w's neighbour ports and detector (one record), for an engine that takes nodes in a random
   /// order (the semi-synchronous scan reads them in order, where this would only cost time).
   void prefetch_port_sets(NodeId w) const { __builtin_prefetch(&port_sets_[w], 1); }
   void prefetch_far(NodeId w) const {
-    for (Port p : neighbours(w)) __builtin_prefetch(&channels_[channel(peer(w, p), peer_port(w, p))], 1);
+    for (Port p : neighbours(w)) __builtin_prefetch(&counts_byte(peer(w, p), peer_port(w, p)), 1);
   }
   /// Before a send: start loading the receivers' channels so that their cache misses overlap
   /// (deferred writes do not load them now).
@@ -457,7 +470,7 @@ class Network {
     if (batching_) return;
     for (Port p : ports)
       if (p != core::self_port && peer(u, p) != no_node)
-        __builtin_prefetch(&channels_[channel(peer(u, p), peer_port(u, p))], 1);
+        __builtin_prefetch(&counts_byte(peer(u, p), peer_port(u, p)), 1);
   }
 
   // ---------------------------------------------------------------- deferred writes
@@ -611,7 +624,7 @@ class Network {
     for (const auto& list : fresh_) deferred += list.bytes();
     parts.push_back({"port_sets", port_sets_.capacity() * sizeof(PortSets)});
     parts.push_back({"far_ends", far_ends_.capacity()});
-    parts.push_back({"channels", channels_.capacity() * sizeof(Channel)});
+    parts.push_back({"channels", channels_.capacity()});
     parts.push_back({"message_ids", id_.capacity() * 8});
     parts.push_back({"deferred_writes", deferred});
   }
@@ -624,31 +637,36 @@ class Network {
  private:
   template <class OnLost>
   void drop_channel(NodeId u, Port p, OnLost& on_lost) {
-    const std::size_t c = channel(u, p);
-    while (channels_[c].count) {
-      const Stored m = stored(c, channels_[c].count - 1u);
+    while (const unsigned k = count(u, p)) {
+      const Stored m = stored(u, p, k - 1u);
       on_lost(u, p, m);
-      remove(u, p, channels_[c].count - 1u);
+      remove(u, p, k - 1u);
     }
   }
 
-  /// entry: the channel's index within its block, the message byte, the kind bit
+  /// entry: the channel within its block (the node's place there above port_shift_of() bits of
+  /// port), the message byte, the kind bit
   static constexpr unsigned entry_shift = 9;
   static constexpr unsigned entry_message = 0, entry_outgoing_delivered = 1;
+  /// Bits of a port in an entry's channel: enough for ports 0..ports - 1.
+  [[nodiscard]] static constexpr unsigned port_shift_for(unsigned ports) {
+    return static_cast<unsigned>(std::bit_width(ports - 1u));
+  }
+  [[nodiscard]] constexpr unsigned port_shift_of() const { return port_shift_for(ports_of()); }
 
-  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * ports_of(); }
+  [[nodiscard]] std::size_t block_base(std::size_t b) const { return (b << block_shift_) * stride_of(); }
   [[nodiscard]] std::uint32_t entry(NodeId owner, Port p, unsigned payload) const {
-    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} * ports_of() + p;
+    const std::size_t in_block = std::size_t{owner & ((NodeId{1} << block_shift_) - 1)} << port_shift_of() | p;
     return static_cast<std::uint32_t>(in_block << entry_shift | payload);
   }
   /// A write into owner's channel on port p (its payload as an entry's): made now or later.
   [[gnu::always_inline]] void write_later(NodeId owner, Port p, unsigned payload) {
     // In ticks no block is entered (block_ is none), and the entry numbers the channel in the
-    // whole array: channel(owner, p) itself, without the block's arithmetic.
-    if (in_ticks_) return write_in_tick(owner, std::uint64_t{channel(owner, p)} << entry_shift | payload);
+    // whole array: the node itself above the port, without the block's arithmetic.
+    if (in_ticks_) return write_in_tick(owner, (std::uint64_t{owner} << port_shift_of() | p) << entry_shift | payload);
     const std::uint32_t e = entry(owner, p, payload);
     const std::size_t b = owner >> block_shift_;
-    if (b == block_) return apply_write(&channels_[block_base(b)], e, now16());
+    if (b == block_) return apply_write(channels_.data() + block_base(b), e, now16());
     appending_[b].append(e);
     if (++*appending_count_ >= appending_cap_) [[unlikely]]
       over_cap();
@@ -679,51 +697,30 @@ class Network {
       if (deferred_[b].size() == 0) apply_list(b, fresh_[b], 0, fresh_count_);
     if (fresh_count_ >= pipelined_cap_) apply_deferred_after_choosing();
   }
-  /// Where a field of a Channel lies in the record read as one native 8-byte word.
-  static constexpr unsigned field_shift(std::size_t offset, std::size_t size) {
-    return static_cast<unsigned>(std::endian::native == std::endian::little ? 8 * offset
-                                                                            : 8 * (sizeof(Channel) - offset - size));
-  }
-  static constexpr unsigned stamp_shift(unsigned slot) {
-    return field_shift(offsetof(Channel, stamp) + slot * sizeof(std::uint16_t), sizeof(std::uint16_t));
-  }
-  static constexpr unsigned byte_shift(unsigned slot) { return field_shift(offsetof(Channel, byte) + slot, 1); }
-  /// Applies entry e of the block whose first channel is `base`; a message gets the stamp of the
+  /// Applies entry e of the block whose first record is `base`; a message gets the stamp of the
   /// tick it was sent in.
-  [[gnu::always_inline]] void apply_write(Channel* base, std::uint64_t e, std::uint16_t stamp) {
-    Channel& ch = base[e >> entry_shift];
-    std::uint64_t record;
-    std::memcpy(&record, &ch, sizeof record);
-    constexpr unsigned count_at = field_shift(offsetof(Channel, count), 1),
-                       outgoing_at = field_shift(offsetof(Channel, outgoing), 1);
-    const unsigned k = static_cast<std::uint8_t>(record >> count_at);
+  [[gnu::always_inline]] void apply_write(std::uint8_t* base, std::uint64_t e, std::uint16_t stamp) {
+    const std::uint64_t in_block = e >> entry_shift;
+    const auto p = static_cast<unsigned>(in_block & ((1u << port_shift_of()) - 1));
+    std::uint8_t* rec = base + (in_block >> port_shift_of()) * stride_of();
+    const ChannelFields f = fields();
+    const unsigned counts = rec[f.counts(p)], k = counts & count_mask;
     const bool message = (e & 1) == entry_message;
     // Only deferred while the receiver held fewer than inline_slots messages (the sender's copy
     // said so), so a message takes an inline slot.
     if (unsigned(message) & unsigned(k >= inline_slots)) [[unlikely]]
       throw std::logic_error("sim: a deferred message found its channel full (its sender's count was wrong)");
-    // Both outcomes computed on the record's 8 bytes as one word, one kept: the entry's kind is
-    // random, and a branch on it mispredicted on about half of the writes. (Building the arrival
-    // in a Channel and reloading it as a word stalled on every write: a load cannot be forwarded
-    // from the three narrower stores just made into its bytes.)
+    // Without a branch on the entry's kind, which is random (a branch on it mispredicted on about
+    // half of the writes): a message's slot gets its stamp and byte, an outgoing decrement
+    // rewrites the slot it would have taken (k & 1, free or not) with what it holds.
     const unsigned slot = k & (inline_slots - 1);  // k itself for a message
-    const unsigned stamp_at = stamp_shift(slot), byte_at = byte_shift(slot);
-    // The bits a slot's message keeps, one constant per slot (two masks built per write were
-    // a tenth of the loop's instructions).
-    static constexpr std::array<std::uint64_t, inline_slots> other_fields = [] {
-      std::array<std::uint64_t, inline_slots> fields{};
-      for (unsigned i = 0; i < inline_slots; ++i)
-        fields[i] = ~(std::uint64_t{0xFFFF} << stamp_shift(i) | std::uint64_t{0xFF} << byte_shift(i));
-      return fields;
-    }();
-    const std::uint64_t arrived_record =
-        ((record & other_fields[slot]) | std::uint64_t{stamp} << stamp_at |
-         std::uint64_t{(e >> 1) & 0xFFu} << byte_at) +
-        (std::uint64_t{1} << count_at);  // k + 1 <= inline_slots: no carry out of the count
-    const std::uint64_t delivered_record = record - (std::uint64_t{1} << outgoing_at);
-    const std::uint64_t keep = std::uint64_t{0} - std::uint64_t{message};  // all ones for a message
-    record = (arrived_record & keep) | (delivered_record & ~keep);
-    std::memcpy(&ch, &record, sizeof record);
+    std::uint8_t* stamp_at = rec + f.stamp(slot, p);
+    std::uint8_t* byte_at = rec + f.byte(slot, p);
+    const std::uint16_t old_stamp = load_stamp(stamp_at);
+    const std::uint8_t old_byte = *byte_at;
+    store_stamp(stamp_at, message ? stamp : old_stamp);
+    *byte_at = message ? static_cast<std::uint8_t>(e >> 1) : old_byte;
+    rec[f.counts(p)] = static_cast<std::uint8_t>(message ? counts + 1 : counts - outgoing_one);
   }
   /// Entries apply_block prefetches ahead: each write is one miss at a random place in the block,
   /// and 32 in flight rather than 8 made `lmx bench` about 1.1 times faster (docs/simulator.md).
@@ -742,7 +739,7 @@ class Network {
     if (size == 0) return;
     // Not &channels_[...]: when n is a multiple of the block size, the last block is empty and
     // its base is the end of the array.
-    Channel* base = channels_.data() + block_base(b);
+    std::uint8_t* base = channels_.data() + block_base(b);
     // Read once: the channel records' byte stores may alias the clock, or the list's own pointer,
     // for all the compiler knows (reloading them spilled registers at every write).
     const std::uint16_t now = now16(), before = carried_stamp_;
@@ -757,12 +754,12 @@ class Network {
   /// `distance` places on early: two loops, so that neither tests per entry which stamp it takes or
   /// whether an entry is left to load.
   template <std::size_t distance, class Entry>
-  [[gnu::always_inline]] void apply_entries(Channel* base, const Entry* entries, std::size_t from, std::size_t to,
+  [[gnu::always_inline]] void apply_entries(std::uint8_t* base, const Entry* entries, std::size_t from, std::size_t to,
                                             std::size_t size, std::uint16_t stamp) {
     const std::size_t loaded_to = size > distance ? std::min(to, size - distance) : 0;
     std::size_t i = from;
     for (; i < loaded_to; ++i) {
-      __builtin_prefetch(base + (entries[i + distance] >> entry_shift), 1);
+      __builtin_prefetch(base + (std::uint64_t{entries[i + distance]} >> (entry_shift + port_shift_of())) * stride_of(), 1);
       apply_write(base, entries[i], stamp);
     }
     for (; i < to; ++i) apply_write(base, entries[i], stamp);
@@ -790,9 +787,9 @@ class Network {
   /// one-thread scan's order.
   [[gnu::noinline]] Posted post_in_pipeline(NodeId u, Port p, NodeId to, Port to_port, std::uint8_t byte,
                                             std::uint64_t id) {
-    if (p != core::self_port || channels_[channel(to, to_port)].count >= inline_slots) apply_deferred_after_choosing();
+    if (p != core::self_port || count(to, to_port) >= inline_slots) apply_deferred_after_choosing();
     const bool ok = enqueue(to, to_port, byte, id);
-    if (ok && p != core::self_port) ++channels_[channel(u, p)].outgoing;
+    if (ok && p != core::self_port) counts_byte(u, p) += outgoing_one;
     return {along(to, to_port, u, p), ok};
   }
 
@@ -808,11 +805,19 @@ class Network {
   }
   /// The candidate mask for this many ports (used while they fit one 64-bit mask).
   const ReceivableMask receivable_mask_ = ports_ * inline_slots <= 64 ? receivable_mask_for(ports_) : nullptr;
-  [[nodiscard]] std::uint64_t receivable_of(const Channel* ch, std::uint16_t now) const {
+  [[nodiscard]] std::uint64_t receivable_of(const std::uint8_t* rec, std::uint16_t now) const {
     if constexpr (FixedDelta != 0 && (FixedDelta + 1) * inline_slots <= 64)
-      return receivable_mask_of<FixedDelta + 1>(ch, now);
-    return receivable_mask_(ch, now);
+      return receivable_mask_of<FixedDelta + 1>(rec, now);
+    return receivable_mask_(rec, now);
   }
+  /// Where the fields of a node's channel record lie (channel.hpp), and the record's size.
+  [[nodiscard]] constexpr ChannelFields fields() const { return ChannelFields{ports_of()}; }
+  [[nodiscard]] constexpr std::size_t stride_of() const { return fields().stride(); }
+  [[nodiscard]] std::uint8_t* record(NodeId u) { return channels_.data() + std::size_t{u} * stride_of(); }
+  [[nodiscard]] const std::uint8_t* record(NodeId u) const { return channels_.data() + std::size_t{u} * stride_of(); }
+  /// The count (low 4 bits) and the sender's copy (high 4 bits) of u's channel on port p.
+  [[nodiscard]] std::uint8_t& counts_byte(NodeId u, Port p) { return record(u)[fields().counts(p)]; }
+  [[nodiscard]] const std::uint8_t& counts_byte(NodeId u, Port p) const { return record(u)[fields().counts(p)]; }
   /// A node's two port sets side by side: an execution reads both, so one cache miss, not two.
   struct PortSets {
     Word neighbours = 0;  ///< ports with an edge
@@ -860,7 +865,8 @@ class Network {
     return four;
   }
 #endif
-  BigArray<Channel> channels_;
+  /// One record of stride_of() bytes per node (channel.hpp).
+  BigArray<std::uint8_t> channels_;
   BigArray<std::uint64_t> id_;
   std::unordered_map<std::size_t, std::vector<Stored>> overflow_;
   bool injected_on_free_port_ = false;  ///< inject wrote to a port without an edge
@@ -870,7 +876,7 @@ class Network {
   /// scan does not enter common.
   const unsigned block_shift_;
   const bool keep_ids_;       ///< message ids are stored (trace lines)
-  const bool keep_outgoing_;  ///< `Channel::outgoing` is kept (deferred writes)
+  const bool keep_outgoing_;  ///< the sender's copies of the far counts are kept (deferred writes)
   /// Waiting entries beyond which all are applied at once: 4 bytes of entries a node in the
   /// one-thread scan, 8 in a pipelined one (docs/performance.md, "The deferred writes' cap").
   /// Below n, the one-thread scan got slower; a pipelined one with n, about a tenth slower.

@@ -105,7 +105,7 @@ TEST(BenchScenario, TextNamesTheFiguresAndDefaultRoundsAreAHundred) {
   ASSERT_EQ(t.exit_code, 0) << t.out;
   for (const char* part : {"lmx bench --scenario: 'default' (built-in, scaled to --nodes), 400 nodes", "100 rounds",
                            "actions/s", "locks: ", "per second (wall)", "peak RSS", "bytes per node (peak RSS / nodes)",
-                           "(engine's estimate)", "bytes per node by part: ", "channels 72.0", "trace hash "})
+                           "(engine's estimate)", "bytes per node by part: ", "channels 64.0", "trace hash "})
     EXPECT_NE(t.out.find(part), std::string::npos) << part << "\n" << t.out;
   const json r = run_json("run --set nodes=400 --set rounds=100");
   EXPECT_NE(t.out.find("trace hash " + r["trace_hash"].get<std::string>()), std::string::npos) << t.out;
