@@ -173,7 +173,7 @@ template <unsigned Lanes>
 /// receivable_mask for a port count fixed at compile time: the loop unrolls, with constant
 /// shifts (at Delta = 8 a third fewer instructions per activation than the runtime count).
 template <unsigned Ports>
-[[nodiscard]] std::uint64_t receivable_mask_of(const std::uint8_t* rec, std::uint16_t now) {
+[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_mask_of(const std::uint8_t* rec, std::uint16_t now) {
   return receivable_mask(rec, Ports, now);
 }
 using ReceivableMask = std::uint64_t (*)(const std::uint8_t*, std::uint16_t);
