@@ -395,7 +395,8 @@ class EngineImpl final : public Engine {
     App& a = work_.app(u);
     if (a.phase == AppPhase::wait_lock) {
       trace_call(u, "lock", true, lock_request(u));
-      a.phase = AppPhase::requesting, a.timer = now_, a.trials = 0, a.actions = 0, a.messages = 0;
+      a.phase = AppPhase::requesting, a.timer = now_, a.trials = 0, a.actions = 0;
+      work_.start_request(u);
       monitors_.lock_called(u, lock_request(u));  // N(u) at the call: the candidates for persistence
       ++metrics_.locks_requested, ++work_.pending;
       monitors_.requested(now_, u);
@@ -527,8 +528,7 @@ class EngineImpl final : public Engine {
     // Counted once per group (the loop's byte stores would make per-port increments reload them).
     const std::uint64_t sends = id - next_id_;
     next_id_ = id, metrics_.sent += sends;
-    App& a = work_.app(u);
-    if (a.phase == AppPhase::requesting) a.messages += static_cast<std::uint32_t>(sends);
+    if (work_.app(u).phase == AppPhase::requesting) work_.add_messages(u, sends);
   }
   [[gnu::noinline]] void channel_overflow(NodeId to, Port p) {
     monitors_.report("P4", {to}, {p}, "more than " + std::to_string(max_channel_count) + " messages waiting on one channel; the run stops");
@@ -539,10 +539,10 @@ class EngineImpl final : public Engine {
   void lock_done(NodeId u, Ports locked) {
     App& a = work_.app(u);
     ++metrics_.locks_completed, ++metrics_.locks_in_interval, --work_.pending;
-    ++a.locks;
+    work_.add_lock(u);
     metrics_.latency_rounds.add(double(now_ - a.timer) / tpr_);
     metrics_.latency_actions.add(a.actions);
-    metrics_.latency_messages.add(a.messages);
+    metrics_.latency_messages.add(double(work_.messages(u)));
     metrics_.trials_sum += a.trials, metrics_.trials_max = std::max<unsigned>(metrics_.trials_max, a.trials);
     monitors_.completed(u, a.timer, horizon_);
     metrics_.occupancy_ticks -= now_, ++metrics_.locks_open;

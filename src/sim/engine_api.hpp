@@ -79,7 +79,7 @@ NodeView EngineImpl<Word, FixedDelta>::node(NodeId u) const {
   v.lock_port = s.lock_port, v.state = s.state, v.phase = s.phase;
   v.lock_set = s.lock_set.bits(), v.replied = s.replied.bits();
   v.neighbours = net_.neighbours(u).bits(), v.disconnected = net_.detector(u).bits();
-  v.locks_completed = work_.app(u).locks;
+  v.locks_completed = static_cast<decltype(v.locks_completed)>(work_.locks(u));
   return v;
 }
 

@@ -32,10 +32,10 @@ std::uint64_t estimate_memory_bytes(const Scenario& s, bool tracing, unsigned th
   // The engine's arrays (network.hpp, workload.hpp, monitors.hpp), per node.
   // The far ends: 5 bytes a port, 4 in the engine built for Delta = 8 (network.hpp, packed_far_ends).
   const double far_ends = (s.delta == 8 ? 4 : 5) * delta;
-  // Then the channels (one record a node, channel.hpp), the application's record (16), the
+  // Then the channels (one record a node, channel.hpp), the application's record (12), the
   // monitors' holder as a port (1) and a byte of flags.
   const double channels = double(ChannelFields{s.delta + 1}.stride());
-  double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + channels + 16 + 1 + 1;
+  double per_node = double(state_bytes(s.delta)) + 3 * word + far_ends + channels + 12 + 1 + 1;
   if (tracing) per_node += 16 * (delta + 1);  // message ids
   // P7's queue of Lock calls: at most about two entries of 8 bytes a node (monitors.hpp).
   if (s.workload.kind == WorkloadKind::automatic) per_node += 16 * s.workload.participation;

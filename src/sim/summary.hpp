@@ -65,10 +65,10 @@ nlohmann::json summarize(const RunRecord<Word, FixedDelta>& r) {
   json per_node_j = json::array();
   double sx = 0, sxx = 0;
   for (NodeId u = 0; u < r.nodes; ++u)
-    if (r.work.participating(u) || r.work.app(u).locks) {
-      const double x = r.work.app(u).locks;
+    if (const std::uint64_t node_locks = r.work.locks(u); r.work.participating(u) || node_locks) {
+      const auto x = double(node_locks);
       sx += x, sxx += x * x, ++lockers;
-      if (r.nodes <= 100000) per_node_j.push_back(r.work.app(u).locks);
+      if (r.nodes <= 100000) per_node_j.push_back(node_locks);
     }
   const double jain = sxx > 0 ? sx * sx / (double(lockers) * sxx) : 0;
   // Requests still pending at the end, at their age: a latency that is at least this long.

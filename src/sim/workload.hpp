@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "big_array.hpp"
@@ -20,14 +21,18 @@ enum class AppPhase : std::uint8_t {
   unlocking,    ///< Unlock called, waiting for CheckUnlocked
 };
 
+/// A node's application record, 12 bytes. The two counts that can grow past 16 bits keep their
+/// low 16 bits here and the rest in a side table of the few nodes that need it (Workload::messages
+/// and Workload::locks give them whole): exact counts in 12 bytes where 32-bit fields took 16.
 struct App {
   std::uint32_t timer = 0;  ///< call time (wait_*), or the tick the pending request started
   AppPhase phase = AppPhase::none;
-  std::uint8_t trials = 0;     ///< competitions of the pending request (saturating)
-  std::uint16_t actions = 0;   ///< activations of the requester during the request (saturating)
-  std::uint32_t messages = 0;  ///< messages the requester sent during the request
-  std::uint32_t locks = 0;     ///< completed locks
+  std::uint8_t trials = 0;         ///< competitions of the pending request (saturating)
+  std::uint16_t actions = 0;       ///< activations of the requester during the request (saturating)
+  std::uint16_t messages_low = 0;  ///< messages the requester sent during the request, mod 2^16
+  std::uint16_t locks_low = 0;     ///< completed locks, mod 2^16
 };
+static_assert(sizeof(App) == 12);
 
 class Workload {
  public:
@@ -57,7 +62,7 @@ class Workload {
   /// its `locks` calls.
   void schedule_lock(NodeId u, bool first, std::uint32_t now) {
     App& a = apps_[u];
-    if (sc_.locks && a.locks >= sc_.locks) {
+    if (sc_.locks && locks(u) >= sc_.locks) {
       a.phase = AppPhase::none;
       return;
     }
@@ -90,14 +95,49 @@ class Workload {
 
   App& app(NodeId u) { return apps_[u]; }
   [[nodiscard]] const App& app(NodeId u) const { return apps_[u]; }
+
+  /// A request begins: its message count starts at 0.
+  void start_request(NodeId u) {
+    apps_[u].messages_low = 0;
+    if (!messages_high_.empty()) [[unlikely]]
+      messages_high_.erase(u);
+  }
+  /// u, requesting, sent `sends` more messages.
+  [[gnu::always_inline]] void add_messages(NodeId u, std::uint64_t sends) {
+    App& a = apps_[u];
+    const std::uint64_t sum = a.messages_low + sends;
+    a.messages_low = static_cast<std::uint16_t>(sum);
+    if (sum >> 16) [[unlikely]]
+      messages_high_[u] += sum >> 16;
+  }
+  /// The messages u sent during its pending (or last) request.
+  [[nodiscard]] std::uint64_t messages(NodeId u) const { return whole(apps_[u].messages_low, messages_high_, u); }
+  /// u completed a lock.
+  void add_lock(NodeId u) {
+    App& a = apps_[u];
+    if (++a.locks_low == 0) [[unlikely]]
+      ++locks_high_[u];
+  }
+  /// The locks u completed.
+  [[nodiscard]] std::uint64_t locks(NodeId u) const { return whole(apps_[u].locks_low, locks_high_, u); }
   [[nodiscard]] bool participating(NodeId u) const { return participating_[u]; }
   [[nodiscard]] bool automatic() const { return automatic_; }
-  [[nodiscard]] std::size_t bytes() const { return apps_.capacity() * sizeof(App) + participating_.capacity() / 8; }
+  [[nodiscard]] std::size_t bytes() const {
+    // The side tables: a node and its count, and about as much again for the hash table's links.
+    return apps_.capacity() * sizeof(App) + participating_.capacity() / 8 +
+           (messages_high_.size() + locks_high_.size()) * 32;
+  }
 
   std::uint64_t pending = 0;    ///< Lock calls waiting for CheckDone
   std::uint64_t unlocking = 0;  ///< Unlock calls waiting for CheckUnlocked
 
  private:
+  using HighParts = std::unordered_map<NodeId, std::uint64_t>;
+  [[nodiscard]] static std::uint64_t whole(std::uint16_t low, const HighParts& high, NodeId u) {
+    if (high.empty()) return low;
+    const auto it = high.find(u);
+    return (it == high.end() ? 0 : it->second << 16) | low;
+  }
   Scenario::Workload sc_;
   bool automatic_;
   std::uint32_t tpr_;
@@ -105,6 +145,7 @@ class Workload {
   BigArray<App> apps_;
   std::vector<bool> participating_;
   NodeId done_scan_ = 0;
+  HighParts messages_high_, locks_high_;  ///< the counts' bits above the low 16, where not 0
 };
 
 }  // namespace lmx::sim

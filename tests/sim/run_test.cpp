@@ -85,6 +85,9 @@ TEST(Run, BytesPerNodeByPartAddUpAndNameTheLayouts) {
     if (delta == 8) {
       EXPECT_EQ(parts["node_states"].get<double>(), 16.0);
     }
+    // The application's record (12 bytes, workload.hpp) and a bit a node for its participation.
+    EXPECT_GE(parts["workload"].get<double>(), 12.0);
+    EXPECT_LT(parts["workload"].get<double>(), 12.5);
     // The scenario's nodes move: each has a position and a waypoint (and a next position while
     // a plan is made ahead, on a second thread), and the grid has cells.
     EXPECT_GE(parts["positions"].get<double>(), 32.0);
