@@ -36,7 +36,9 @@ constexpr unsigned max_channel_count = 15;
 /// order `oldest` delivery.
 struct ChannelFields {
   unsigned ports;
-  [[nodiscard]] constexpr std::size_t stamp(unsigned slot, unsigned p) const { return 2 * (std::size_t{slot} * ports + p); }
+  [[nodiscard]] constexpr std::size_t stamp(unsigned slot, unsigned p) const {
+    return 2 * (std::size_t{slot} * ports + p);
+  }
   [[nodiscard]] constexpr std::size_t byte(unsigned slot, unsigned p) const {
     return 4 * std::size_t{ports} + std::size_t{slot} * ports + p;
   }
@@ -89,8 +91,8 @@ constexpr unsigned count_mask = 0x0F, outgoing_one = 0x10;
 /// The candidates of ports p..p+Lanes-1 (Lanes 4 or 8, all below `ports`) in the mask's order,
 /// from three loads: the two slots' stamps and the counts.
 template <unsigned Lanes>
-[[nodiscard, gnu::always_inline]] inline unsigned receivable_lanes(const std::uint8_t* rec, unsigned ports,
-                                                                   unsigned p, __m128i now_lanes) {
+[[nodiscard, gnu::always_inline]] inline unsigned receivable_lanes(const std::uint8_t* rec, unsigned ports, unsigned p,
+                                                                   __m128i now_lanes) {
   static_assert(Lanes == 4 || Lanes == 8);
   const ChannelFields f{ports};
   auto load = [](const std::uint8_t* at, unsigned bytes) {
@@ -103,10 +105,12 @@ template <unsigned Lanes>
   const __m128i stamps0 = load(rec + f.stamp(0, p), 2 * Lanes), stamps1 = load(rec + f.stamp(1, p), 2 * Lanes);
   // The counts as 16-bit lanes, their high halves (the sender's copies) cleared; lanes past Lanes
   // are 0, so they never pass.
-  const __m128i counts = _mm_and_si128(_mm_unpacklo_epi8(load(rec + f.counts(p), Lanes), _mm_setzero_si128()),
-                                       _mm_set1_epi16(count_mask));
-  const __m128i slot0 = _mm_andnot_si128(_mm_cmpeq_epi16(stamps0, now_lanes), _mm_cmpgt_epi16(counts, _mm_setzero_si128()));
-  const __m128i slot1 = _mm_andnot_si128(_mm_cmpeq_epi16(stamps1, now_lanes), _mm_cmpgt_epi16(counts, _mm_set1_epi16(1)));
+  const __m128i counts =
+      _mm_and_si128(_mm_unpacklo_epi8(load(rec + f.counts(p), Lanes), _mm_setzero_si128()), _mm_set1_epi16(count_mask));
+  const __m128i slot0 =
+      _mm_andnot_si128(_mm_cmpeq_epi16(stamps0, now_lanes), _mm_cmpgt_epi16(counts, _mm_setzero_si128()));
+  const __m128i slot1 =
+      _mm_andnot_si128(_mm_cmpeq_epi16(stamps1, now_lanes), _mm_cmpgt_epi16(counts, _mm_set1_epi16(1)));
   // Slot 0's lanes in bits 0..7, slot 1's in bits 8..15.
   const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(slot0, slot1)));
   return interleave_slots(Lanes == 8 ? bits : (bits & 0x0Fu) | (bits & 0x0F00u));
@@ -120,7 +124,8 @@ template <unsigned Lanes>
   const __m128i now_lanes = _mm_set1_epi16(static_cast<short>(now));
   std::uint64_t mask = 0;
   unsigned p = 0;
-  for (; p + 8 <= ports; p += 8) mask |= std::uint64_t{receivable_lanes<8>(rec, ports, p, now_lanes)} << (inline_slots * p);
+  for (; p + 8 <= ports; p += 8)
+    mask |= std::uint64_t{receivable_lanes<8>(rec, ports, p, now_lanes)} << (inline_slots * p);
   if (p + 4 <= ports) {
     mask |= std::uint64_t{receivable_lanes<4>(rec, ports, p, now_lanes)} << (inline_slots * p);
     p += 4;

@@ -531,7 +531,9 @@ class EngineImpl final : public Engine {
     if (work_.app(u).phase == AppPhase::requesting) work_.add_messages(u, sends);
   }
   [[gnu::noinline]] void channel_overflow(NodeId to, Port p) {
-    monitors_.report("P4", {to}, {p}, "more than " + std::to_string(max_channel_count) + " messages waiting on one channel; the run stops");
+    monitors_.report(
+        "P4", {to}, {p},
+        "more than " + std::to_string(max_channel_count) + " messages waiting on one channel; the run stops");
     done_ = true;
   }
 

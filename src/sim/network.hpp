@@ -4,8 +4,9 @@
 // engine's ticks.
 //
 // Storage is structure-of-arrays indexed by node (the channels: one record of a node's Delta + 1
-// channels per node, channel.hpp; a channel's number is node * (Delta + 1) + port), sized once at construction; nothing here allocates per message unless a channel overflows the P4
-// bound (the overflow goes to a side table and the engine reports a P4 violation).
+// channels per node, channel.hpp; a channel's number is node * (Delta + 1) + port), sized once at construction; nothing
+// here allocates per message unless a channel overflows the P4 bound (the overflow goes to a side table and the engine
+// reports a P4 violation).
 #pragma once
 
 #include <algorithm>
@@ -759,7 +760,8 @@ class Network {
     const std::size_t loaded_to = size > distance ? std::min(to, size - distance) : 0;
     std::size_t i = from;
     for (; i < loaded_to; ++i) {
-      __builtin_prefetch(base + (std::uint64_t{entries[i + distance]} >> (entry_shift + port_shift_of())) * stride_of(), 1);
+      __builtin_prefetch(base + (std::uint64_t{entries[i + distance]} >> (entry_shift + port_shift_of())) * stride_of(),
+                         1);
       apply_write(base, entries[i], stamp);
     }
     for (; i < to; ++i) apply_write(base, entries[i], stamp);

@@ -86,8 +86,8 @@ TEST(ChannelRecords, ARunStopsWhenAChannelWouldExceedItsCap) {
   for (unsigned i = 0; i <= max_channel_count; ++i) e->inject_message(0, 1, ready);
   const auto& v = e->violations();
   const auto stop = std::find_if(v.begin(), v.end(), [](const lmx::sim::Violation& x) {
-    return x.property == "P4" && x.detail.find("more than " + std::to_string(max_channel_count) + " messages") !=
-                                     std::string::npos;
+    return x.property == "P4" &&
+           x.detail.find("more than " + std::to_string(max_channel_count) + " messages") != std::string::npos;
   });
   ASSERT_NE(stop, v.end());
   EXPECT_FALSE(e->step());  // the run has stopped

@@ -55,7 +55,8 @@ TEST(ChannelFields, OneLineANodeAtDelta8AndFieldsApart) {
       }
       ++owner[f.counts(p)];
     }
-    for (std::size_t i = 0; i < 7 * std::size_t{ports}; ++i) ASSERT_EQ(owner[i], 1) << "ports " << ports << " byte " << i;
+    for (std::size_t i = 0; i < 7 * std::size_t{ports}; ++i)
+      ASSERT_EQ(owner[i], 1) << "ports " << ports << " byte " << i;
   }
 }
 

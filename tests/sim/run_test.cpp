@@ -1,8 +1,8 @@
 // Runs, determinism, adversary combinations (scenario validation: scenario_test.cpp).
-#include <cmath>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <vector>

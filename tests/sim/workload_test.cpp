@@ -1,10 +1,10 @@
 // The application's record (workload.hpp): 12 bytes a node, and its message and lock counts exact
 // past the 16 bits the record keeps of them.
+#include "sim/workload.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
-
-#include "sim/workload.hpp"
 
 namespace workload_test {
 
