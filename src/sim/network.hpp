@@ -84,7 +84,10 @@ class BasicWriteList {
 
  private:
   [[gnu::noinline]] void grow() {
-    const std::size_t capacity = std::max<std::size_t>(64, capacity_ * 2);
+    // By a quarter, not doubled: a list keeps the largest capacity it reached, and the lists of
+    // the scan's blocks peak at different times, so their slack adds up (docs/performance.md,
+    // "The application's record in 12 bytes", the lists' growth).
+    const std::size_t capacity = std::max<std::size_t>(64, capacity_ + capacity_ / 4);
     // Not zeroed: an entry is always written before it is read.
     auto data = std::make_unique_for_overwrite<Entry[]>(capacity);
     std::copy(data_.get(), data_.get() + size_, data.get());

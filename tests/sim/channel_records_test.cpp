@@ -75,6 +75,20 @@ TEST(ChannelRecords, CountAndSendersCopyShareAByteWithoutMixing) {
   EXPECT_EQ(net.outgoing(0, 1), 1u);
 }
 
+// A deferred writes' list grows by a quarter at a time: its capacity stays within a quarter of
+// the most entries it held (doubled, it was up to twice as many), and its entries stay in order.
+TEST(WriteList, GrowsByAQuarterAndKeepsItsEntries) {
+  lmx::sim::WriteList list;
+  for (std::uint32_t i = 0; i < 100'000; ++i) list.append(i);
+  ASSERT_EQ(list.size(), 100'000u);
+  for (std::uint32_t i = 0; i < 100'000; ++i) ASSERT_EQ(list.data()[i], i);
+  EXPECT_LE(list.bytes(), 100'000u * 4 * 5 / 4);
+  const std::size_t bytes = list.bytes();
+  list.clear();
+  for (std::uint32_t i = 0; i < 1000; ++i) list.append(i);
+  EXPECT_EQ(list.bytes(), bytes);  // cleared, it keeps its capacity
+}
+
 TEST(ChannelRecords, ARunStopsWhenAChannelWouldExceedItsCap) {
   lmx::sim::Scenario s;
   s.nodes = 2, s.delta = 1, s.engine = lmx::sim::EngineKind::semi_sync, s.rounds = 10, s.seed = 1;
