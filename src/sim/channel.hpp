@@ -58,6 +58,14 @@ constexpr unsigned count_mask = 0x0F, outgoing_one = 0x10;
 }
 [[gnu::always_inline]] inline void store_stamp(std::uint8_t* at, std::uint16_t v) { std::memcpy(at, &v, sizeof v); }
 
+/// Port p's two candidate bits (slot 0, slot 1) in a record laid out by f.
+[[nodiscard, gnu::always_inline]] inline std::uint64_t receivable_port(const std::uint8_t* rec, ChannelFields f,
+                                                                       unsigned p, std::uint16_t now) {
+  const unsigned count = rec[f.counts(p)] & count_mask;
+  return std::uint64_t(unsigned(count > 0) & unsigned(load_stamp(rec + f.stamp(0, p)) != now)) |
+         std::uint64_t(unsigned(count > 1) & unsigned(load_stamp(rec + f.stamp(1, p)) != now)) << 1;
+}
+
 /// The receivable inline messages of one node's record (`ports` channels), as a mask with bit
 /// port * inline_slots + slot: a slot is a candidate if it is occupied and its message was not
 /// stamped `now` (sent by an execution that did not start earlier). Requires ports * inline_slots <=
@@ -67,13 +75,7 @@ constexpr unsigned count_mask = 0x0F, outgoing_one = 0x10;
   static_assert(inline_slots == 2);
   const ChannelFields f{ports};
   std::uint64_t mask = 0;
-  for (unsigned p = 0; p < ports; ++p) {
-    const unsigned count = rec[f.counts(p)] & count_mask;
-    const std::uint64_t bits = std::uint64_t(unsigned(count > 0) & unsigned(load_stamp(rec + f.stamp(0, p)) != now)) |
-                               std::uint64_t(unsigned(count > 1) & unsigned(load_stamp(rec + f.stamp(1, p)) != now))
-                                   << 1;
-    mask |= bits << (inline_slots * p);
-  }
+  for (unsigned p = 0; p < ports; ++p) mask |= receivable_port(rec, f, p, now) << (inline_slots * p);
   return mask;
 }
 
@@ -131,13 +133,7 @@ template <unsigned Lanes>
     p += 4;
   }
   // The last one to three ports, one at a time.
-  const ChannelFields f{ports};
-  for (; p < ports; ++p) {
-    const unsigned count = rec[f.counts(p)] & count_mask;
-    mask |= (std::uint64_t(unsigned(count > 0) & unsigned(load_stamp(rec + f.stamp(0, p)) != now)) |
-             std::uint64_t(unsigned(count > 1) & unsigned(load_stamp(rec + f.stamp(1, p)) != now)) << 1)
-            << (inline_slots * p);
-  }
+  for (; p < ports; ++p) mask |= receivable_port(rec, ChannelFields{ports}, p, now) << (inline_slots * p);
   return mask;
 }
 #endif

@@ -4,9 +4,9 @@
 // engine's ticks.
 //
 // Storage is structure-of-arrays indexed by node (the channels: one record of a node's Delta + 1
-// channels per node, channel.hpp; a channel's number is node * (Delta + 1) + port), sized once at construction; nothing
-// here allocates per message unless a channel overflows the P4 bound (the overflow goes to a side table and the engine
-// reports a P4 violation).
+// channels per node, channel.hpp; a channel's number is node * (Delta + 1) + port), sized once at
+// construction; nothing here allocates per message unless a channel overflows the P4 bound (the
+// overflow goes to a side table and the engine reports a P4 violation).
 #pragma once
 
 #include <algorithm>
